@@ -1,0 +1,1 @@
+"""The action language: pyautogui code strings, parsed with `ast`, never executed."""
