@@ -16,7 +16,7 @@ desktop inserts ``key`` into a text field when ``len(key) == 1``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 __all__ = [
     "Button",
@@ -84,4 +84,4 @@ class Sleep:
     seconds: float
 
 
-Event = Union[MouseMove, MouseDown, MouseUp, Scroll, KeyDown, KeyUp, Sleep]
+Event = MouseMove | MouseDown | MouseUp | Scroll | KeyDown | KeyUp | Sleep

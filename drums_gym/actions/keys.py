@@ -1,0 +1,81 @@
+"""Key names: pyautogui's ``KEYBOARD_KEYS`` and how the action language normalises them.
+
+A key argument (``press``, ``keyDown``, ``keyUp``, ``hotkey``, a list given to ``write``) is
+valid when it is one of :data:`KEYBOARD_KEYS` (compared in lower case) or a single printable
+character. Normalisation follows pyautogui: names longer than one character are lower-cased,
+single characters are kept as they are (``"A"`` stays ``"A"``: pyautogui presses shift for it).
+The control characters pyautogui accepts become the keys they stand for: ``"\\n"`` and ``"\\r"``
+are ``"enter"``, ``"\\t"`` is ``"tab"``.
+
+>>> normalize_key("Enter"), normalize_key("A"), normalize_key("\\n")
+('enter', 'A', 'enter')
+>>> canonical_key("escape"), canonical_key("pgdn")
+('esc', 'pagedown')
+"""
+
+from __future__ import annotations
+
+__all__ = ["KEYBOARD_KEYS", "KEY_ALIASES", "canonical_key", "is_valid_key", "normalize_key"]
+
+_CHARACTERS = (
+    "\t\n\r " + r"""!"#$%&'()*+,-./0123456789:;<=>?@[\]^_`abcdefghijklmnopqrstuvwxyz{|}~"""
+)
+_NAMES = """
+    accept add alt altleft altright apps backspace browserback browserfavorites browserforward
+    browserhome browserrefresh browsersearch browserstop capslock clear convert ctrl ctrlleft
+    ctrlright decimal del delete divide down end enter esc escape execute
+    f1 f10 f11 f12 f13 f14 f15 f16 f17 f18 f19 f2 f20 f21 f22 f23 f24 f3 f4 f5 f6 f7 f8 f9
+    final fn hanguel hangul hanja help home insert junja kana kanji launchapp1 launchapp2
+    launchmail launchmediaselect left modechange multiply nexttrack nonconvert
+    num0 num1 num2 num3 num4 num5 num6 num7 num8 num9 numlock pagedown pageup pause pgdn pgup
+    playpause prevtrack print printscreen prntscrn prtsc prtscr return right scrolllock select
+    separator shift shiftleft shiftright sleep space stop subtract tab up volumedown volumemute
+    volumeup win winleft winright yen command option optionleft optionright
+"""
+
+KEYBOARD_KEYS: tuple[str, ...] = (*_CHARACTERS, *_NAMES.split())
+"""pyautogui's key names (``pyautogui.KEYBOARD_KEYS``, version 0.9.54), in its order."""
+
+_KEY_SET = frozenset(KEYBOARD_KEYS)
+
+KEY_ALIASES: dict[str, str] = {
+    "escape": "esc",
+    "return": "enter",
+    "del": "delete",
+    "pgdn": "pagedown",
+    "pgup": "pageup",
+    "prntscrn": "printscreen",
+    "prtsc": "printscreen",
+    "prtscr": "printscreen",
+    "hanguel": "hangul",
+}
+"""Synonyms among :data:`KEYBOARD_KEYS` that press the same key; see :func:`canonical_key`.
+
+Events keep the name the action used; a desktop that wants one name per key maps through this.
+"""
+
+_CONTROL_CHARS = {"\n": "enter", "\r": "enter", "\t": "tab"}
+
+
+def is_valid_key(key: object) -> bool:
+    """Whether ``key`` is a key name pyautogui knows or a single printable character."""
+    if not isinstance(key, str) or not key:
+        return False
+    if len(key) == 1:
+        return key in _CONTROL_CHARS or key.isprintable()
+    return key.lower() in _KEY_SET
+
+
+def normalize_key(key: str) -> str:
+    """The key name an event carries for ``key``; raises ``ValueError`` for an unknown key."""
+    if not is_valid_key(key):
+        raise ValueError(f"unknown key name {key!r}")
+    if len(key) == 1:
+        return _CONTROL_CHARS.get(key, key)
+    return key.lower()
+
+
+def canonical_key(key: str) -> str:
+    """One name per physical key: ``normalize_key`` then :data:`KEY_ALIASES`."""
+    name = normalize_key(key)
+    return KEY_ALIASES.get(name, name)
