@@ -631,3 +631,15 @@ def test_docstring_examples(name: str) -> None:
     module = importlib.import_module("drums_gym.actions" + (f".{name}" if name else ""))
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_osworld_preamble_settings_are_accepted_as_no_ops():
+    from drums_gym.actions import parse as parse_code
+
+    code = "import pyautogui\npyautogui.FAILSAFE = False\npyautogui.PAUSE = 0.5\n"
+    code += "pyautogui.click(1, 2)"
+    assert [a.name for a in parse_code(code)] == ["click"]
+    for bad in ("pyautogui.FAILSAFE = os", "pyautogui.click = 1", "pyautogui.PAUSE = 1e9",
+                "x = 1"):
+        with pytest.raises(ActionError):
+            parse_code(bad)

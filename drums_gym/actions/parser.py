@@ -210,6 +210,8 @@ def _statement(node: ast.stmt) -> Action | None:
             "import",
             "from-import is not allowed (write `import pyautogui` and call pyautogui.<function>)",
         )
+    if _is_setting(node):
+        return None
     if isinstance(node, ast.Expr):
         if isinstance(node.value, ast.Call):
             return _call(node.value)
@@ -223,6 +225,30 @@ def _statement(node: ast.stmt) -> Action | None:
         "statement",
         f"{kind} is not allowed ({_HINT}, `import pyautogui`, `import time` and pass)",
     )
+
+
+#: pyautogui settings agents set in their preambles (OSWorld's do); accepted as no-ops
+_SETTINGS = frozenset(
+    {"FAILSAFE", "PAUSE", "MINIMUM_DURATION", "MINIMUM_SLEEP", "DARWIN_CATCH_UP_TIME"}
+)
+
+
+def _is_setting(node: ast.stmt) -> bool:
+    """``pyautogui.FAILSAFE = False`` and the like: a literal assigned to a known setting."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return False
+    target = node.targets[0]
+    if not (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "pyautogui"
+        and target.attr in _SETTINGS
+    ):
+        return False
+    value = _literal(node.value)
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and 0 <= value <= 60):
+        return True
+    _fail(node, "argument", f"pyautogui.{target.attr} must be a bool or a number in [0, 60]")
 
 
 # --- calls ------------------------------------------------------------------------------------
