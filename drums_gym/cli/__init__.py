@@ -1,0 +1,39 @@
+"""The ``drums-gym`` command line: ``serve``, ``tasks``, ``rollout``, ``eval``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import evaluate, rollout, serve, tasks
+
+__all__ = ["main"]
+
+#: subcommand modules; each has ``add_parser(subparsers)`` and ``run(args) -> int``
+COMMANDS = [serve, tasks, rollout, evaluate]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="drums-gym", description="Gymnasium environments over Drums desktops."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``drums-gym`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""Procedurally drawn artwork: wallpaper, icons, the pointer, shadows.
+
+Everything here is pure (a function of its arguments) and cached, so a sprite
+is drawn once per process and composited many times. Callers must treat the
+returned images as read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+from .theme import font
+
+__all__ = ["dock_icon", "document_icon", "folder_icon", "pointer", "shadow", "wallpaper"]
+
+_SS = 4  # supersampling factor for antialiased sprites
+
+
+def _smooth(img: Image.Image, size: tuple[int, int]) -> Image.Image:
+    return img.resize(size, Image.Resampling.LANCZOS)
+
+
+@lru_cache(maxsize=8)
+def wallpaper(width: int, height: int) -> Image.Image:
+    """An Ubuntu-like aubergine-to-orange wallpaper with soft diagonal ribbons."""
+    w, h = max(2, width // 4), max(2, height // 4)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = xs / (w - 1), ys / (h - 1)
+    t = np.clip(0.62 * u + 0.38 * v, 0.0, 1.0)
+    stops = np.array([[36, 4, 32], [94, 22, 84], [170, 45, 86], [233, 84, 32]], np.float32)
+    pos = np.array([0.0, 0.45, 0.75, 1.0], np.float32)
+    rgb = np.stack([np.interp(t, pos, stops[:, c]) for c in range(3)], axis=-1)
+    # ribbons: smooth bright bands running bottom-left to top-right
+    band = np.sin((u * 1.3 - v * 0.9) * 6.0 + np.sin(u * 3.0) * 0.8)
+    glow = np.exp(-(((u - 0.72) ** 2) / 0.05 + ((v - 0.35) ** 2) / 0.09))
+    light = 0.10 * np.clip(band, 0, 1) ** 3 + 0.22 * glow
+    rgb = rgb + (255.0 - rgb) * light[..., None] * 0.6
+    vignette = 1.0 - 0.25 * ((u - 0.5) ** 2 + (v - 0.5) ** 2)
+    rgb = np.clip(rgb * vignette[..., None], 0, 255).astype(np.uint8)
+    small = Image.fromarray(rgb, "RGB")
+    return small.resize((width, height), Image.Resampling.BICUBIC)
+
+
+@lru_cache(maxsize=16)
+def folder_icon(size: int, accent: tuple[int, int, int] = (233, 84, 32)) -> Image.Image:
+    """A Yaru-style folder (RGBA)."""
+    s = size * _SS
+    img = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    r = s // 14
+    back = tuple(int(c * 0.72) for c in accent)
+    d.rounded_rectangle((s * 0.06, s * 0.16, s * 0.46, s * 0.34), radius=r, fill=back)
+    d.rounded_rectangle((s * 0.06, s * 0.22, s * 0.94, s * 0.86), radius=r, fill=back)
+    d.rectangle((s * 0.12, s * 0.28, s * 0.88, s * 0.5), fill=(250, 250, 248))
+    top = tuple(min(255, int(c + (255 - c) * 0.12)) for c in accent)
+    front = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    fd = ImageDraw.Draw(front)
+    fd.rounded_rectangle((s * 0.04, s * 0.34, s * 0.96, s * 0.88), radius=r, fill=top)
+    grad = np.linspace(1.08, 0.9, s, dtype=np.float32)[:, None, None]
+    arr = np.asarray(front).astype(np.float32)
+    arr[..., :3] = np.clip(arr[..., :3] * grad, 0, 255)
+    front = Image.fromarray(arr.astype(np.uint8), "RGBA")
+    img.alpha_composite(front)
+    d = ImageDraw.Draw(img)
+    d.line((s * 0.08, s * 0.36, s * 0.92, s * 0.36), fill=(255, 255, 255, 90), width=_SS * 2)
+    return _smooth(img, (size, size))
+
+
+@lru_cache(maxsize=16)
+def document_icon(size: int) -> Image.Image:
+    """A white page with a folded corner (RGBA)."""
+    s = size * _SS
+    img = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    x0, y0, x1, y1, fold = s * 0.2, s * 0.08, s * 0.8, s * 0.92, s * 0.18
+    d.polygon([(x0, y0), (x1 - fold, y0), (x1, y0 + fold), (x1, y1), (x0, y1)],
+              fill=(252, 252, 252), outline=(170, 170, 170))
+    d.polygon([(x1 - fold, y0), (x1 - fold, y0 + fold), (x1, y0 + fold)], fill=(215, 215, 215))
+    for i in range(6):
+        y = y0 + fold + s * 0.08 + i * s * 0.085
+        d.rectangle((x0 + s * 0.08, y, x1 - s * (0.08 if i % 3 else 0.2), y + s * 0.025),
+                    fill=(190, 190, 190))
+    return _smooth(img, (size, size))
+
+
+@lru_cache(maxsize=4)
+def pointer(height: int = 22) -> Image.Image:
+    """The arrow cursor (RGBA, hotspot at the top-left pixel)."""
+    k = height / 21.0 * _SS
+    pts = [(0, 0), (0, 16.5), (4, 12.7), (6.8, 19.4), (9.4, 18.3), (6.7, 11.8), (12, 11.8)]
+    w, h = int(15 * k), int(23 * k)
+    img = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    d = ImageDraw.Draw(img)
+    poly = [(1.5 * k + x * k, 1.5 * k + y * k) for x, y in pts]
+    d.polygon(poly, fill=(250, 250, 250, 255), outline=(16, 16, 16, 255), width=int(1.3 * k))
+    return _smooth(img, (w // _SS, h // _SS))
+
+
+@lru_cache(maxsize=32)
+def shadow(width: int, height: int, radius: int = 12, alpha: int = 90) -> Image.Image:
+    """A soft drop shadow for a ``width`` x ``height`` box, padded by ``radius`` each side."""
+    pad = radius * 2
+    img = Image.new("L", (width + 2 * pad, height + 2 * pad), 0)
+    ImageDraw.Draw(img).rounded_rectangle((pad, pad + 3, pad + width, pad + height + 3),
+                                          radius=8, fill=alpha)
+    img = img.filter(ImageFilter.GaussianBlur(radius / 2))
+    black = Image.new("RGBA", img.size, (0, 0, 0, 0))
+    black.putalpha(img)
+    return black
+
+
+# -- dock icons ---------------------------------------------------------------
+
+def _firefox(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.ellipse((s * 0.06, s * 0.06, s * 0.94, s * 0.94), fill=(255, 113, 57))
+    d.ellipse((s * 0.22, s * 0.2, s * 0.8, s * 0.78), fill=(130, 56, 200))
+    d.ellipse((s * 0.3, s * 0.3, s * 0.72, s * 0.72), fill=(60, 120, 230))
+    d.pieslice((s * 0.06, s * 0.06, s * 0.94, s * 0.94), 200, 330, fill=(255, 170, 40))
+
+
+def _thunderbird(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.ellipse((s * 0.06, s * 0.06, s * 0.94, s * 0.94), fill=(10, 132, 255))
+    d.rectangle((s * 0.24, s * 0.34, s * 0.76, s * 0.68), fill=(245, 245, 250))
+    d.line((s * 0.24, s * 0.34, s * 0.5, s * 0.54, s * 0.76, s * 0.34), fill=(10, 90, 200),
+           width=s // 24)
+
+
+def _files(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.08, s * 0.14, s * 0.5, s * 0.3), radius=s // 14,
+                        fill=(120, 120, 120))
+    d.rounded_rectangle((s * 0.08, s * 0.2, s * 0.92, s * 0.86), radius=s // 14,
+                        fill=(120, 120, 120))
+    d.rounded_rectangle((s * 0.06, s * 0.3, s * 0.94, s * 0.88), radius=s // 14,
+                        fill=(210, 210, 210))
+    d.rounded_rectangle((s * 0.38, s * 0.44, s * 0.62, s * 0.5), radius=s // 40,
+                        fill=(120, 120, 120))
+
+
+def _terminal(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.08, s * 0.12, s * 0.92, s * 0.88), radius=s // 10,
+                        fill=(48, 10, 36), outline=(90, 90, 90), width=s // 40)
+    d.line((s * 0.22, s * 0.36, s * 0.36, s * 0.48, s * 0.22, s * 0.6), fill=(240, 240, 240),
+           width=s // 18)
+    d.line((s * 0.42, s * 0.62, s * 0.62, s * 0.62), fill=(240, 240, 240), width=s // 18)
+
+
+def _writer(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.polygon([(s * 0.18, s * 0.06), (s * 0.64, s * 0.06), (s * 0.82, s * 0.24),
+               (s * 0.82, s * 0.94), (s * 0.18, s * 0.94)], fill=(250, 250, 250))
+    d.rectangle((s * 0.18, s * 0.62, s * 0.82, s * 0.94), fill=(33, 117, 200))
+    for i in range(3):
+        y = s * (0.3 + i * 0.09)
+        d.rectangle((s * 0.28, y, s * 0.72, y + s * 0.03), fill=(150, 150, 150))
+
+
+def _software(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.arc((s * 0.32, s * 0.08, s * 0.68, s * 0.44), 180, 360, fill=(200, 70, 25), width=s // 16)
+    d.rounded_rectangle((s * 0.14, s * 0.26, s * 0.86, s * 0.9), radius=s // 10,
+                        fill=(233, 84, 32))
+    f = font(max(8, s // 3), bold=True)
+    d.text((s * 0.5, s * 0.6), "A", font=f, fill=(255, 255, 255), anchor="mm")
+
+
+def _help(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.ellipse((s * 0.08, s * 0.08, s * 0.92, s * 0.92), fill=(46, 132, 227))
+    d.ellipse((s * 0.28, s * 0.28, s * 0.72, s * 0.72), fill=(255, 255, 255))
+    f = font(max(8, s // 3), bold=True)
+    d.text((s * 0.5, s * 0.51), "?", font=f, fill=(46, 132, 227), anchor="mm")
+
+
+def _trash(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.2, s * 0.26, s * 0.8, s * 0.9), radius=s // 14,
+                        fill=(225, 225, 225), outline=(150, 150, 150), width=s // 40)
+    d.rounded_rectangle((s * 0.14, s * 0.16, s * 0.86, s * 0.26), radius=s // 30,
+                        fill=(180, 180, 180))
+    for x in (0.36, 0.5, 0.64):
+        d.line((s * x, s * 0.36, s * x, s * 0.8), fill=(160, 160, 160), width=s // 30)
+
+
+def _apps(d: ImageDraw.ImageDraw, s: int) -> None:
+    for i in range(3):
+        for j in range(3):
+            cx, cy = s * (0.26 + 0.24 * i), s * (0.26 + 0.24 * j)
+            d.ellipse((cx - s * 0.06, cy - s * 0.06, cx + s * 0.06, cy + s * 0.06),
+                      fill=(235, 235, 235))
+
+
+_DOCK: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
+    "firefox": _firefox, "thunderbird": _thunderbird, "files": _files, "terminal": _terminal,
+    "writer": _writer, "software": _software, "help": _help, "trash": _trash, "apps": _apps,
+}
+
+
+@lru_cache(maxsize=32)
+def dock_icon(name: str, size: int = 48) -> Image.Image:
+    """The dock icon ``name`` (one of the keys of ``_DOCK``) as RGBA."""
+    s = size * _SS
+    img = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    _DOCK[name](ImageDraw.Draw(img), s)
+    return _smooth(img, (size, size))

@@ -1,0 +1,350 @@
+"""An in-memory POSIX-like filesystem for simulated desktops.
+
+Paths are absolute (``/home/user/Desktop``), home-relative (``~/Desktop``) or
+relative to the home directory (``Desktop``); ``.``, ``..`` and repeated
+slashes are normalised. Errors are the builtin ``OSError`` subclasses
+(``FileNotFoundError``, ``FileExistsError``, ``NotADirectoryError``,
+``IsADirectoryError``) carrying the offending path, as ``os`` raises them.
+Times come from a `SimClock`, never from the wall clock, so two desktops fed
+the same events hold byte-identical trees.
+
+>>> fs = FileSystem()
+>>> fs.mkdir("~/Desktop/notes")
+>>> fs.write_file("~/Desktop/notes/a.txt", "hi")
+>>> fs.listdir("~/Desktop/notes")
+['a.txt']
+>>> fs.read_file("/home/user/Desktop/notes/a.txt")
+b'hi'
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_mod
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from urllib.parse import quote
+
+__all__ = ["HOME", "FileSystem", "SimClock", "StatResult"]
+
+HOME = "/home/user"
+TRASH = HOME + "/.local/share/Trash"
+DEFAULT_EPOCH = 1704099600.0  # 2024-01-01 09:00:00 UTC
+
+
+@dataclass
+class SimClock:
+    """Simulated time: ``epoch`` (unix seconds) plus ``seconds`` elapsed."""
+
+    epoch: float = DEFAULT_EPOCH
+    seconds: float = 0.0
+
+    def now(self) -> float:
+        """The current simulated unix time."""
+        return self.epoch + self.seconds
+
+
+@dataclass(frozen=True)
+class StatResult:
+    """What `FileSystem.stat` returns (a subset of ``os.stat_result``)."""
+
+    st_mode: int
+    st_size: int
+    st_mtime: float
+
+    @property
+    def is_dir(self) -> bool:
+        return stat_mod.S_ISDIR(self.st_mode)
+
+
+@dataclass
+class _File:
+    data: bytes
+    mode: int
+    mtime: float
+
+
+@dataclass
+class _Dir:
+    mode: int
+    mtime: float
+    entries: dict[str, _File | _Dir] = field(default_factory=dict)
+
+
+_Node = _File | _Dir
+
+
+def _err(cls: type[OSError], code: int, path: str) -> OSError:
+    return cls(code, os.strerror(code), path)
+
+
+class FileSystem:
+    """An in-memory tree rooted at ``/`` with the user's home at ``/home/user``.
+
+    Deep-copyable (``copy.deepcopy``): a copy shares nothing with the original
+    except an explicitly shared `SimClock` when both are copied together.
+    """
+
+    DIR_MODE = 0o775
+    FILE_MODE = 0o664
+
+    def __init__(self, clock: SimClock | None = None) -> None:
+        self.clock = clock if clock is not None else SimClock()
+        now = self.clock.now()
+        self._root = _Dir(0o755, now)
+        for d in ("/home", HOME, HOME + "/Desktop", HOME + "/Documents", HOME + "/Downloads",
+                  HOME + "/Music", HOME + "/Pictures", HOME + "/Videos"):
+            self.mkdir(d, parents=True)
+
+    # -- paths -------------------------------------------------------------
+    @staticmethod
+    def normpath(path: str) -> str:
+        """Absolute, normalised form of ``path`` (``~`` and relative paths are from home)."""
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a str, got {path!r}")
+        if path == "~" or path.startswith("~/"):
+            path = HOME + path[1:]
+        elif not path.startswith("/"):
+            path = HOME + "/" + path
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+            else:
+                parts.append(part)
+        return "/" + "/".join(parts)
+
+    @staticmethod
+    def _split(path: str) -> tuple[str, str]:
+        parent, _, name = path.rpartition("/")
+        return (parent or "/"), name
+
+    def _lookup(self, path: str) -> _Node:
+        node: _Node = self._root
+        for part in path.split("/")[1:]:
+            if not part:
+                continue
+            if not isinstance(node, _Dir):
+                raise _err(NotADirectoryError, errno.ENOTDIR, path)
+            if part not in node.entries:
+                raise _err(FileNotFoundError, errno.ENOENT, path)
+            node = node.entries[part]
+        return node
+
+    def _parent_dir(self, path: str) -> tuple[_Dir, str]:
+        parent, name = self._split(path)
+        node = self._lookup(parent)
+        if not isinstance(node, _Dir):
+            raise _err(NotADirectoryError, errno.ENOTDIR, parent)
+        if not name:
+            raise _err(PermissionError, errno.EPERM, path)
+        return node, name
+
+    def _touch(self, d: _Dir) -> None:
+        d.mtime = self.clock.now()
+
+    # -- queries -----------------------------------------------------------
+    def exists(self, path: str) -> bool:
+        try:
+            self._lookup(self.normpath(path))
+        except OSError:
+            return False
+        return True
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return isinstance(self._lookup(self.normpath(path)), _Dir)
+        except OSError:
+            return False
+
+    def is_file(self, path: str) -> bool:
+        try:
+            return isinstance(self._lookup(self.normpath(path)), _File)
+        except OSError:
+            return False
+
+    def listdir(self, path: str = "~") -> list[str]:
+        """Sorted entry names of the directory ``path``."""
+        p = self.normpath(path)
+        node = self._lookup(p)
+        if not isinstance(node, _Dir):
+            raise _err(NotADirectoryError, errno.ENOTDIR, p)
+        return sorted(node.entries)
+
+    def read_file(self, path: str) -> bytes:
+        p = self.normpath(path)
+        node = self._lookup(p)
+        if isinstance(node, _Dir):
+            raise _err(IsADirectoryError, errno.EISDIR, p)
+        return node.data
+
+    def stat(self, path: str) -> StatResult:
+        p = self.normpath(path)
+        node = self._lookup(p)
+        if isinstance(node, _Dir):
+            return StatResult(stat_mod.S_IFDIR | node.mode, 4096, node.mtime)
+        return StatResult(stat_mod.S_IFREG | node.mode, len(node.data), node.mtime)
+
+    # -- mutations ---------------------------------------------------------
+    def mkdir(self, path: str, parents: bool = False, mode: int | None = None) -> None:
+        """Create a directory; with ``parents`` create missing parents and accept existing."""
+        p = self.normpath(path)
+        mode = self.DIR_MODE if mode is None else mode
+        if parents:
+            node: _Node = self._root
+            for i, part in enumerate(p.split("/")[1:], start=1):
+                if not part:
+                    continue
+                sub = "/".join(p.split("/")[: i + 1])
+                if not isinstance(node, _Dir):
+                    raise _err(NotADirectoryError, errno.ENOTDIR, sub)
+                if part not in node.entries:
+                    node.entries[part] = _Dir(mode, self.clock.now())
+                    self._touch(node)
+                node = node.entries[part]
+            if not isinstance(node, _Dir):
+                raise _err(FileExistsError, errno.EEXIST, p)
+            return
+        parent, name = self._parent_dir(p)
+        if name in parent.entries:
+            raise _err(FileExistsError, errno.EEXIST, p)
+        parent.entries[name] = _Dir(mode, self.clock.now())
+        self._touch(parent)
+
+    def write_file(self, path: str, data: bytes | str, mode: int | None = None) -> None:
+        """Create or overwrite a regular file (str data is UTF-8 encoded)."""
+        p = self.normpath(path)
+        raw = data.encode() if isinstance(data, str) else bytes(data)
+        parent, name = self._parent_dir(p)
+        old = parent.entries.get(name)
+        if isinstance(old, _Dir):
+            raise _err(IsADirectoryError, errno.EISDIR, p)
+        if old is None:
+            parent.entries[name] = _File(raw, self.FILE_MODE if mode is None else mode,
+                                         self.clock.now())
+            self._touch(parent)
+        else:
+            old.data, old.mtime = raw, self.clock.now()
+            if mode is not None:
+                old.mode = mode
+
+    def chmod(self, path: str, mode: int) -> None:
+        self._lookup(self.normpath(path)).mode = mode & 0o7777
+
+    def remove(self, path: str, recursive: bool = True) -> None:
+        """Remove a file, or a directory (non-empty ones only when ``recursive``)."""
+        p = self.normpath(path)
+        parent, name = self._parent_dir(p)
+        node = self._lookup(p)
+        if isinstance(node, _Dir) and node.entries and not recursive:
+            raise _err(OSError, errno.ENOTEMPTY, p)
+        del parent.entries[name]
+        self._touch(parent)
+
+    def rename(self, src: str, dst: str) -> None:
+        """POSIX ``rename``: ``dst`` is the exact new path.
+
+        An existing file at ``dst`` is replaced by a file; an existing empty
+        directory by a directory; anything else raises.
+        """
+        s, d = self.normpath(src), self.normpath(dst)
+        node = self._lookup(s)
+        if s == d:
+            return
+        if isinstance(node, _Dir) and (d + "/").startswith(s + "/"):
+            raise _err(OSError, errno.EINVAL, d)
+        sparent, sname = self._parent_dir(s)
+        dparent, dname = self._parent_dir(d)
+        old = dparent.entries.get(dname)
+        if old is not None:
+            if isinstance(node, _Dir) and not isinstance(old, _Dir):
+                raise _err(NotADirectoryError, errno.ENOTDIR, d)
+            if isinstance(node, _File) and isinstance(old, _Dir):
+                raise _err(IsADirectoryError, errno.EISDIR, d)
+            if isinstance(old, _Dir) and old.entries:
+                raise _err(FileExistsError, errno.ENOTEMPTY, d)
+        del sparent.entries[sname]
+        dparent.entries[dname] = node
+        self._touch(sparent)
+        self._touch(dparent)
+
+    def _target(self, src: str, dst: str) -> tuple[str, str]:
+        s, d = self.normpath(src), self.normpath(dst)
+        if self.is_dir(d):
+            d = d.rstrip("/") + "/" + self._split(s)[1]
+        return s, d
+
+    def move(self, src: str, dst: str) -> str:
+        """``mv`` semantics: into ``dst`` when it is a directory. Returns the new path."""
+        s, d = self._target(src, dst)
+        self.rename(s, d)
+        return d
+
+    def copy(self, src: str, dst: str) -> str:
+        """``cp -r`` semantics: into ``dst`` when it is a directory. Returns the new path."""
+        s, d = self._target(src, dst)
+        node = self._lookup(s)
+        if isinstance(node, _Dir) and (d + "/").startswith(s + "/"):
+            raise _err(OSError, errno.EINVAL, d)
+        parent, name = self._parent_dir(d)
+        old = parent.entries.get(name)
+        if isinstance(old, _Dir):
+            raise _err(FileExistsError if isinstance(node, _Dir) else IsADirectoryError,
+                       errno.EEXIST if isinstance(node, _Dir) else errno.EISDIR, d)
+        if isinstance(node, _Dir) and old is not None:
+            raise _err(NotADirectoryError, errno.ENOTDIR, d)
+        parent.entries[name] = self._clone(node)
+        self._touch(parent)
+        return d
+
+    def _clone(self, node: _Node) -> _Node:
+        now = self.clock.now()
+        if isinstance(node, _File):
+            return _File(node.data, node.mode, now)
+        return _Dir(node.mode, now, {k: self._clone(v) for k, v in node.entries.items()})
+
+    def unique_name(self, directory: str, name: str, pattern: str = "{stem} {n}") -> str:
+        """``name`` if free in ``directory``, else ``pattern`` with n = 2, 3, ..."""
+        base = self.normpath(directory)
+        if not self.exists(base + "/" + name):
+            return name
+        stem, ext = split_ext(name)
+        n = 2
+        while True:
+            candidate = pattern.format(stem=stem, n=n) + ext
+            if not self.exists(base + "/" + candidate):
+                return candidate
+            n += 1
+
+    def trash(self, path: str) -> str:
+        """Move ``path`` to ``~/.local/share/Trash`` (freedesktop spec); returns its trash name."""
+        p = self.normpath(path)
+        self._lookup(p)
+        self.mkdir(TRASH + "/files", parents=True)
+        self.mkdir(TRASH + "/info", parents=True)
+        name = self.unique_name(TRASH + "/files", self._split(p)[1], "{stem}.{n}")
+        self.rename(p, f"{TRASH}/files/{name}")
+        when = datetime.fromtimestamp(self.clock.now(), tz=timezone.utc)
+        info = (f"[Trash Info]\nPath={quote(p)}\n"
+                f"DeletionDate={when.strftime('%Y-%m-%dT%H:%M:%S')}\n")
+        self.write_file(f"{TRASH}/info/{name}.trashinfo", info)
+        return name
+
+
+def split_ext(name: str) -> tuple[str, str]:
+    """Split a file name into stem and extension the way GNOME selects it for renaming.
+
+    >>> split_ext("report.txt"), split_ext("a.tar.gz"), split_ext(".bashrc")
+    (('report', '.txt'), ('a', '.tar.gz'), ('.bashrc', ''))
+    """
+    for double in (".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst"):
+        if name.endswith(double) and len(name) > len(double):
+            return name[: -len(double)], double
+    dot = name.rfind(".")
+    if dot <= 0:
+        return name, ""
+    return name[:dot], name[dot:]

@@ -1,0 +1,45 @@
+"""Compositing a `Desktop` into an image: chrome, icons, windows, popups, pointer.
+
+The static chrome (wallpaper, dock, top bar) is drawn once per screen size;
+a frame copies it and draws what changed on top. The pointer is pasted last
+onto a copy of the cached scene, so pointer-only moves are cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PIL import Image
+
+from . import art, shell
+from .actions import DESKTOP_DIR
+from .icons import draw_icons
+
+if TYPE_CHECKING:
+    from .desktop import Desktop
+
+__all__ = ["compose_scene", "pointer_overlay"]
+
+
+def compose_scene(desk: Desktop) -> Image.Image:
+    """Everything but the pointer, as a new RGB image."""
+    img = shell.chrome(desk.width, desk.height).copy()
+    shell.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
+    dirs = {n for n in desk.grid.slots if desk.fs.is_dir(f"{DESKTOP_DIR}/{n}")}
+    draw_icons(img, desk.grid, dirs, desk.selected, desk.hovered_icon())
+    active = desk.active_window()
+    for w in desk.windows:
+        w.draw(img, desk, w is active)
+    if desk.rename is not None:
+        desk.rename.draw(img)
+    if desk.menu is not None:
+        desk.menu.draw(img, desk.hovered_menu_item())
+    return img
+
+
+def pointer_overlay(scene: Image.Image, at: tuple[int, int]) -> Image.Image:
+    """A copy of ``scene`` with the arrow pointer at ``at`` (its hotspot is the tip)."""
+    img = scene.copy()
+    sprite = art.pointer()
+    img.paste(sprite, (at[0] - 1, at[1] - 1), sprite)  # the tip sits 1px into the sprite
+    return img

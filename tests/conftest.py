@@ -1,0 +1,66 @@
+"""Shared fixtures: real local hosts on loopback, checked for leaks at teardown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drums_gym.local.host import HostConfig
+from drums_gym.local.server import LocalHost
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+#: gates resolve fast in tests; everything else is the host's default
+FAST = HostConfig(gate_delay_s=0.05)
+
+
+def assert_no_leaks(server: LocalHost) -> None:
+    counts = server.model.counts()
+    assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
+
+
+@pytest.fixture
+def make_host() -> Iterator[Callable[..., LocalHost]]:
+    """Start local hosts (``make_host(config=..., faults=..., tokens=...)``); each is checked
+    for leaked desktops and saved states, then stopped, when the test ends."""
+    started: list[LocalHost] = []
+
+    def make(config: HostConfig | None = None, **kwargs: Any) -> LocalHost:
+        server = LocalHost(config or FAST, **kwargs).start()
+        started.append(server)
+        return server
+
+    yield make
+    try:
+        for server in started:
+            assert_no_leaks(server)
+    finally:
+        for server in started:
+            server.stop()
+
+
+@pytest.fixture
+def local_host(make_host: Callable[..., LocalHost]) -> LocalHost:
+    """A healthy local host with fast gates."""
+    return make_host()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Where tests save screenshots and recordings for people to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(autouse=True)
+def _embedded_host_leak_check() -> Iterator[None]:
+    """A test that used the embedded host must leave it with nothing live."""
+    yield
+    from drums_gym.local.embedded import embedded_host
+
+    server = embedded_host()
+    if server is not None:
+        assert_no_leaks(server)
