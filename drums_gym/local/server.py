@@ -85,6 +85,8 @@ class LocalHost:
         family = socket.AF_INET6 if ":" in self.bind_host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted connections inherit it: no Nagle delay between a reply's head and body
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((self.bind_host, self._port))
         sock.listen(2048)
         self._socket = sock
