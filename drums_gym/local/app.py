@@ -39,8 +39,8 @@ class _Body(BaseModel):
 
 
 class ScreenSize(_Body):
-    width: StrictInt = Field(1920, description="Screen width in pixels (320 to 3840)")
-    height: StrictInt = Field(1080, description="Screen height in pixels (320 to 3840)")
+    width: StrictInt = Field(1920, description="Screen width in pixels (640 to 3840)")
+    height: StrictInt = Field(1080, description="Screen height in pixels (480 to 2160)")
 
 
 class CreateSlot(_Body):

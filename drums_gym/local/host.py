@@ -380,12 +380,12 @@ class Host:
         if not isinstance(screen, dict):
             raise HostError(422, "invalid_request", "screen must be an object", {"field": "screen"})
         width, height = screen.get("width", task.screen[0]), screen.get("height", task.screen[1])
-        for name, value in (("width", width), ("height", height)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 320 <= value <= 3840:
+        for name, value, low, high in (("width", width, 640, 3840), ("height", height, 480, 2160)):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise HostError(
                     422,
                     "invalid_request",
-                    f"screen.{name} must be an int in [320, 3840], got {value!r}",
+                    f"screen.{name} must be an int in [{low}, {high}], got {value!r}",
                     {"field": f"screen.{name}"},
                 )
         return width, height

@@ -1,0 +1,409 @@
+"""`Slot` (a desktop) and `ForkGroup` (the children of one fork)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, overload
+
+from . import _wire as W
+from .errors import DrumsError, DrumsTimeout, ForkError, InvalidEpisode, ProtocolError
+from .models import Episode, Observation, Reward, Screen, SlotInfo, StepResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._http import Transport
+    from ._session import Session
+    from .client import Client
+
+__all__ = ["ForkGroup", "Slot"]
+
+logger = logging.getLogger("drums_gym.client")
+
+#: Extra read time on top of a long-poll's `timeout_s` before the transport gives up.
+_LONG_POLL_MARGIN_S = 10.0
+
+
+def _wire_seconds(seconds: float) -> int | float:
+    """A duration as sent on the wire: an int when whole, else milliseconds precision."""
+    seconds = round(float(seconds), 3)
+    return int(seconds) if seconds.is_integer() else seconds
+
+
+def _check_ttl(ttl: Any, name: str = "ttl") -> float:
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {ttl!r}")
+    return ttl
+
+
+class Slot:
+    """A Drums desktop: act on it, look at it, verify it, fork it.
+
+    Made by `Client.create` (or `Client.slot` to attach to an existing one). A context
+    manager: leaving the block deletes the desktop.
+
+    Example:
+        >>> from drums_gym import client as drums
+        >>> with drums.connect() as client:                        # doctest: +SKIP
+        ...     with client.create(task="e0df059f") as slot:
+        ...         slot.wait_valid()
+        ...         slot.step("pyautogui.click(960, 540)")
+        ...         print(slot.observe().array.shape, slot.verify(strict=False))
+        (1080, 1920, 3) Reward(valid=True, score=0, episode=ep_...)
+    """
+
+    def __init__(self, client: Client, info: SlotInfo) -> None:
+        self._client = client
+        self._session: Session = client._session
+        self._info = info
+        self._deleted = False
+
+    # -- identity ---------------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._info.id
+
+    @property
+    def task(self) -> str:
+        return self._info.task
+
+    @property
+    def screen(self) -> Screen | None:
+        return self._info.screen
+
+    @property
+    def client(self) -> Client:
+        return self._client
+
+    @property
+    def parent(self) -> str | None:
+        """The slot this one was forked from (fork children), else None."""
+        return self._info.parent
+
+    @property
+    def saved_state(self) -> str | None:
+        """The saved state this slot was restored from (fork children), else None."""
+        return self._info.saved_state
+
+    @property
+    def expires_at(self) -> float | None:
+        """When the lease ends (Unix seconds), as last heard from the host."""
+        return self._info.expires_at
+
+    @property
+    def closed(self) -> bool:
+        return self._deleted
+
+    def __repr__(self) -> str:
+        screen = f" {self.screen.width}x{self.screen.height}" if self.screen else ""
+        state = " deleted" if self._deleted else ""
+        return f"<Slot {self.id} task={self.task}{screen}{state}>"
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def info(self) -> SlotInfo:
+        """The slot as the host describes it now (state, lease, current episode)."""
+        self._info = SlotInfo.from_json(self._http.json("GET", W.slot_path(self.id)))
+        return self._info
+
+    def episode(self, wait: bool = False, timeout_s: float = 30.0) -> Episode:
+        """The current episode; with `wait`, long-poll until it is not pending (or timeout_s)."""
+        params: dict[str, Any] = {}
+        read_timeout = None
+        if wait:
+            timeout_s = min(max(0.0, float(timeout_s)), W.MAX_WAIT_S)
+            params = {W.Q_WAIT: "true", W.Q_TIMEOUT_S: _wire_seconds(timeout_s)}
+            read_timeout = timeout_s + _LONG_POLL_MARGIN_S
+        body = self._http.json("GET", W.slot_episode_path(self.id), params=params,
+                               read_timeout=read_timeout)
+        return Episode.from_json(body)
+
+    def wait_episode(self, timeout: float = 120.0) -> Episode:
+        """Wait until the episode is no longer pending; answer it, valid or invalid.
+
+        Raises `DrumsTimeout` when it is still pending after `timeout` seconds.
+        """
+        deadline = time.monotonic() + float(timeout)
+        episode = self.episode(wait=False) if timeout <= 0 else None
+        while episode is None or episode.pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            episode = self.episode(wait=True, timeout_s=min(remaining, W.MAX_WAIT_S))
+        if episode is None or episode.pending:
+            raise DrumsTimeout(
+                f"the episode of {self.id} is still pending after {float(timeout):g} s"
+            )
+        return episode
+
+    def wait_valid(self, timeout: float = 120.0) -> Episode:
+        """Wait until the episode is valid and answer it.
+
+        Raises `InvalidEpisode` (with `.episode` and `.reason`) if it became invalid,
+        `DrumsTimeout` if it is still pending after `timeout` seconds.
+        """
+        episode = self.wait_episode(timeout)
+        if not episode.valid:
+            raise InvalidEpisode(
+                f"the episode {episode.id} of {self.id} is {episode.status}: "
+                f"{episode.invalid_reason}",
+                episode=episode,
+            )
+        return episode
+
+    def observe(self, format: str = W.FORMAT_PNG) -> Observation:
+        """A screenshot now (`png` or `raw`); `.array` decodes it to `uint8 (H, W, 3)`."""
+        if format not in W.SCREENSHOT_FORMATS:
+            raise ValueError(f"format must be one of {W.SCREENSHOT_FORMATS}, got {format!r}")
+        path = W.slot_screenshot_path(self.id)
+        response = self._http.request("GET", path, params={W.Q_FORMAT: format})
+        headers = response.headers
+        width = _header_int(headers.get(W.H_SCREEN_WIDTH))
+        height = _header_int(headers.get(W.H_SCREEN_HEIGHT))
+        if (width is None or height is None) and self.screen is not None:
+            width, height = self.screen.width, self.screen.height
+        if width is None or height is None:
+            raise ProtocolError(f"GET {path}: no screen size in the reply")
+        return Observation(
+            format=format,
+            width=width,
+            height=height,
+            data=response.content,
+            frame=_header_int(headers.get(W.H_FRAME)),
+            episode_status=headers.get(W.H_EPISODE_STATUS),
+        )
+
+    def accessibility(self) -> dict[str, Any]:
+        """The accessibility tree of what is on screen (`{"format", "tree"}`)."""
+        return self._http.json("GET", W.slot_accessibility_path(self.id))
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def step(self, code: str) -> StepResult:
+        """Run pyautogui `code` on the desktop (parsed by the host, never executed).
+
+        Raises `ActionError` (422 `invalid_action`, nothing applied) for code outside the
+        action language, `Conflict` (409, `.details["episode"]`) when the episode is invalid.
+        """
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str of pyautogui code, got {type(code).__name__}")
+        body = self._http.json("POST", W.slot_actions_path(self.id), json={W.F_CODE: code},
+                               replayable=False)
+        return StepResult.from_json(body)
+
+    def verify(self, strict: bool = True) -> Reward:
+        """Run the task's checker now. A `Reward` counts only when `.valid`.
+
+        With `strict` (default) a verify on an episode that is not valid raises `Conflict`.
+        """
+        body = self._http.json("POST", W.slot_verify_path(self.id),
+                               json={W.F_STRICT: bool(strict)}, replayable=True)
+        return Reward.from_json(body)
+
+    def reset(self) -> Episode:
+        """Start a new episode from the task's image; answers it (pending: `wait_valid`)."""
+        body = self._http.json("POST", W.slot_reset_path(self.id), replayable=True)
+        self._info = SlotInfo.from_json(body)
+        if self._info.episode is None:
+            raise ProtocolError(f"POST {W.slot_reset_path(self.id)}: no episode in the reply")
+        return self._info.episode
+
+    def extend(self, ttl: float) -> SlotInfo:
+        """Make the lease end `ttl` seconds from now; answers the updated slot."""
+        _check_ttl(ttl)
+        body = self._http.json("POST", W.slot_lease_path(self.id),
+                               json={W.F_TTL_S: _wire_seconds(ttl)}, replayable=True)
+        self._info = SlotInfo.from_json(body)
+        return self._info
+
+    def fork(
+        self,
+        n: int,
+        keep_state: bool = False,
+        strict: bool = True,
+        ttl: float | None = None,
+    ) -> ForkGroup:
+        """Save this desktop as a state and restore `n` independent children from it.
+
+        `keep_state=False` (use it in loops) lets the host delete the saved state with its
+        last child; otherwise it stays until `Client.delete_state` (or the client closes).
+        With `strict` a child that did not come up raises `ForkError` (`.ok` holds a group
+        of the usable children, which you must close); else see `group.failed`.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        body: dict[str, Any] = {W.F_N: n, W.F_DELETE_STATE_WITH_CHILDREN: not keep_state}
+        if ttl is not None:
+            body[W.F_TTL_S] = _wire_seconds(_check_ttl(ttl))
+        path = W.slot_branch_path(self.id)
+        reply = self._http.json("POST", path, json=body, idempotency_key=uuid.uuid4().hex)
+        state = reply.get(W.F_STATE)
+        children = reply.get(W.F_CHILDREN)
+        if not isinstance(state, str) or not isinstance(children, list):
+            raise ProtocolError(f"POST {path}: the reply lacks 'state' or 'children'")
+        self._session.own_state(state)
+        running: list[Slot] = []
+        failed: list[tuple[str, dict[str, Any]]] = []
+        for child in children:
+            if not isinstance(child, dict) or not isinstance(child.get(W.F_ID), str):
+                raise ProtocolError(f"POST {path}: a child without an id")
+            child_id = child[W.F_ID]
+            if child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING:
+                self._session.own_slot(child_id)
+                running.append(Slot(self._client, SlotInfo(
+                    id=child_id, task=self.task, screen=self.screen,
+                    parent=self.id, saved_state=state,
+                )))
+            else:
+                error = child.get(W.F_ERROR)
+                failed.append((child_id, dict(error) if isinstance(error, dict) else {}))
+        group = ForkGroup(self._client, running, state=state, failed=failed,
+                          keep_state=keep_state)
+        if strict and failed:
+            lines = ", ".join(
+                f"{cid}: {err.get(W.F_CODE, '?')} {err.get(W.F_MESSAGE, '')}".rstrip()
+                for cid, err in failed
+            )
+            raise ForkError(
+                f"{len(failed)} of {len(children)} fork children of {self.id} failed ({lines})",
+                ok=group, state=state, failed=failed,
+            )
+        return group
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def delete(self) -> bool:
+        """Delete the desktop. Idempotent: False when it was already gone."""
+        if self._deleted:
+            return False
+        if self._session.closed:
+            self._deleted = True  # the client's close deleted what it owned
+            return False
+        deleted = self._session.delete_slot(self.id)
+        self._deleted = True
+        return deleted
+
+    def close(self) -> None:
+        """Delete the desktop (idempotent)."""
+        self.delete()
+
+    def __enter__(self) -> Slot:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _close_quietly_if_raising(self.close, exc)
+
+    @property
+    def _http(self) -> Transport:
+        return self._session.http
+
+
+class ForkGroup:
+    """The running children of one fork (`Slot.fork`): iterate, index, `len`.
+
+    `state` is the saved state's id, `failed` the children that did not come up as
+    `(child_id, error_dict)`. A context manager: leaving the block deletes the children
+    (concurrently) and, unless `keep_state`, the saved state.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        slots: list[Slot],
+        *,
+        state: str,
+        failed: list[tuple[str, dict[str, Any]]] | None = None,
+        keep_state: bool = False,
+    ) -> None:
+        self._client = client
+        self._slots = list(slots)
+        self.state = state
+        self.failed: list[tuple[str, dict[str, Any]]] = list(failed or [])
+        self.keep_state = keep_state
+        self._closed = False
+
+    @property
+    def slots(self) -> list[Slot]:
+        return list(self._slots)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[Slot]:
+        return iter(list(self._slots))
+
+    @overload
+    def __getitem__(self, index: int) -> Slot: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Slot]: ...
+    def __getitem__(self, index: int | slice) -> Slot | list[Slot]:
+        return self._slots[index]
+
+    def __repr__(self) -> str:
+        ids = ", ".join(s.id for s in self._slots)
+        failed = f" failed={len(self.failed)}" if self.failed else ""
+        closed = " closed" if self._closed else ""
+        return f"<ForkGroup state={self.state} [{ids}]{failed}{closed}>"
+
+    def close(self) -> None:
+        """Delete the children and (unless `keep_state`) the saved state. Idempotent.
+
+        Every deletion is attempted; the first failure is raised afterwards.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        session = self._client._session
+        live = [s for s in self._slots if not s.closed]
+        errors = session.delete_many(Slot.delete, live)
+        if not self.keep_state:
+            try:
+                session.delete_state(self.state)  # 404: the host already removed it
+            except DrumsError as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> ForkGroup:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _close_quietly_if_raising(self.close, exc)
+
+
+def _close_quietly_if_raising(close: Any, exc: BaseException | None) -> None:
+    """Close; if an exception is already on its way out, log a cleanup failure instead."""
+    if exc is None:
+        close()
+        return
+    try:
+        close()
+    except DrumsError as cleanup_error:
+        logger.warning("cleanup failed while handling %s: %s", type(exc).__name__,
+                       cleanup_error)
+
+
+def _header_int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
