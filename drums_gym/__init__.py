@@ -1,3 +1,18 @@
-"""drums-gym: Gymnasium environments over Drums desktops."""
+"""drums-gym: Gymnasium environments over Drums desktops.
+
+Importing the package registers ``Drums/<task>`` for every task of the bundled catalog:
+
+>>> import gymnasium as gym
+>>> import drums_gym
+>>> "Drums/e0df059f" in gym.registry
+True
+"""
 
 __version__ = "0.1.0"
+
+from .envs import DrumsDesktopEnv, DrumsForkVectorEnv, register_task  # noqa: E402
+from .envs.registration import register_catalog as _register_catalog  # noqa: E402
+
+_register_catalog()
+
+__all__ = ["DrumsDesktopEnv", "DrumsForkVectorEnv", "__version__", "register_task"]

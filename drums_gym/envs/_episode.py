@@ -1,0 +1,242 @@
+"""One Drums episode as Gymnasium sees it: the step semantics shared by every env here.
+
+`EpisodeRunner` drives one slot through ``start`` (wait for the episode, first frame) and
+``step`` (control words, pyautogui code, observation, verify at the end). `DrumsDesktopEnv`
+runs one; the fork vector env runs one per child. Infrastructure failures end the episode
+flagged invalid (``truncated=True``, ``info["valid"] = False``), never as a crash or a 0 score.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..actions import parse_control
+from ..client import DrumsError, Slot
+from ..client.errors import ActionError, Conflict, InvalidRequest
+
+__all__ = ["EpisodeRunner", "StepOutcome", "blank_frame"]
+
+#: reasons drums-gym itself gives (the host gives gate_failed, app_crash, ...)
+FORK_FAILED = "fork_failed"
+HOST_ERROR = "host_error"
+
+
+def blank_frame(height: int, width: int) -> np.ndarray:
+    """The observation of a desktop that is not there (a failed fork child)."""
+    return np.zeros((height, width, 3), dtype=np.uint8)
+
+
+@dataclass
+class StepOutcome:
+    obs: np.ndarray
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+    def astuple(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        return self.obs, self.reward, self.terminated, self.truncated, self.info
+
+
+def _timings(action: float = 0.0, observe: float = 0.0, verify: float = 0.0) -> dict[str, float]:
+    return {"action": action, "observe": observe, "verify": verify}
+
+
+@dataclass
+class EpisodeRunner:
+    """Runs episodes of one slot (or of no slot: a failed fork child, flagged invalid)."""
+
+    slot: Slot | None
+    max_steps: int
+    height: int
+    width: int
+    wait_s: float = 1.0
+    wait_timeout: float = 120.0
+    screenshot_format: str = "png"
+    accessibility: bool = False  # put the accessibility tree in info["accessibility"]
+    failed_reason: str | None = None  # set when there is no desktop behind this runner
+    steps: int = 0
+    done: bool = False
+    valid: bool = True
+    invalid_reason: str | None = None
+    last_obs: np.ndarray | None = field(default=None, repr=False)
+
+    # ---------------------------------------------------------------- helpers
+    def _observe(self) -> np.ndarray:
+        assert self.slot is not None
+        frame = self.slot.observe(format=self.screenshot_format).array
+        self.last_obs = frame
+        return frame
+
+    def _last_frame(self) -> np.ndarray:
+        if self.last_obs is None:
+            return blank_frame(self.height, self.width)
+        return self.last_obs.copy()
+
+    def _flag(self, reason: str) -> None:
+        self.valid, self.invalid_reason = False, reason
+
+    def _tree(self, info: dict[str, Any]) -> dict[str, Any]:
+        """Add the accessibility tree to ``info`` when asked to (one more request)."""
+        if self.accessibility and self.slot is not None and self.valid:
+            info["accessibility"] = self.slot.accessibility()["tree"]
+        return info
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "valid": self.valid,
+            "invalid_reason": self.invalid_reason,
+            "step": self.steps,
+        }
+        info.update(extra)
+        return info
+
+    # ---------------------------------------------------------------- episode
+    def start(self, *, new_episode: bool) -> tuple[np.ndarray, dict[str, Any]]:
+        """Begin an episode (resetting the desktop when ``new_episode``); wait until it is
+        no longer pending; return the first frame and the episode's info."""
+        self.steps, self.done, self.valid, self.invalid_reason = 0, False, True, None
+        self.last_obs = None
+        if self.slot is None:
+            self._flag(self.failed_reason or FORK_FAILED)
+            return self._last_frame(), self._info(slot_id=None, episode_id=None, gates=[])
+        try:
+            if new_episode:
+                self.slot.reset()
+            episode = self.slot.wait_episode(timeout=self.wait_timeout)
+            if episode.status != "valid":
+                self._flag(episode.invalid_reason or episode.status)
+            obs = self._observe()
+        except DrumsError as exc:
+            self._flag(_reason_of(exc))
+            return self._last_frame(), self._info(
+                slot_id=self.slot.id, episode_id=None, gates=[], error=_describe(exc)
+            )
+        info = self._info(
+            slot_id=self.slot.id,
+            episode_id=episode.id,
+            gates=[g.to_dict() for g in episode.gates],
+        )
+        try:
+            return obs, self._tree(info)
+        except DrumsError as exc:
+            self._flag(_reason_of(exc))
+            return obs, self._info(
+                slot_id=self.slot.id, episode_id=episode.id, error=_describe(exc)
+            )
+
+    def step(self, action: Any) -> StepOutcome:
+        """One Gymnasium step of this episode."""
+        if self.done:
+            raise RuntimeError("the episode has ended; call reset() before step()")
+        self.steps += 1
+        if not self.valid or self.slot is None:
+            return self._end_invalid(_timings())
+        extra: dict[str, Any] = {}
+        t_action = t_observe = 0.0
+        terminated = False
+        control = parse_control(action) if isinstance(action, str) else None
+        start = time.perf_counter()
+        try:
+            if not isinstance(action, str):
+                extra["action_error"] = (
+                    f"action must be a str of pyautogui code or DONE/FAIL/WAIT, "
+                    f"got {type(action).__name__}"
+                )
+            elif control in ("DONE", "FAIL"):
+                terminated = True
+            elif control == "WAIT":
+                time.sleep(self.wait_s)
+            else:
+                try:
+                    result = self.slot.step(action)
+                    if result.episode.status == "invalid":
+                        self._flag(result.episode.invalid_reason or "invalid")
+                except ActionError as exc:
+                    extra["action_error"] = exc.message
+                except InvalidRequest as exc:
+                    extra["action_error"] = exc.message
+                except Conflict as exc:
+                    self._flag(_reason_of(exc))
+            t_action = time.perf_counter() - start
+            if not self.valid:
+                return self._end_invalid(_timings(t_action), extra)
+            start = time.perf_counter()
+            obs = self._observe()
+            if self.accessibility:
+                extra["accessibility"] = self.slot.accessibility()["tree"]
+            t_observe = time.perf_counter() - start
+        except DrumsError as exc:
+            self._flag(_reason_of(exc))
+            extra["error"] = _describe(exc)
+            return self._end_invalid(_timings(t_action, t_observe), extra)
+        truncated = not terminated and self.steps >= self.max_steps
+        if not (terminated or truncated):
+            return StepOutcome(
+                obs, 0.0, False, False, self._info(timings=_timings(t_action, t_observe), **extra)
+            )
+        return self._finish(obs, terminated, t_action, t_observe, extra)
+
+    def _finish(
+        self,
+        obs: np.ndarray,
+        terminated: bool,
+        t_action: float,
+        t_observe: float,
+        extra: dict[str, Any],
+    ) -> StepOutcome:
+        """The episode ends: its reward comes from verify(strict=False)."""
+        assert self.slot is not None
+        start = time.perf_counter()
+        try:
+            reward = self.slot.verify(strict=False)
+        except DrumsError as exc:
+            self._flag(_reason_of(exc))
+            extra["error"] = _describe(exc)
+            return self._end_invalid(
+                _timings(t_action, t_observe, time.perf_counter() - start), extra, obs
+            )
+        timings = _timings(t_action, t_observe, time.perf_counter() - start)
+        if not reward.valid:
+            self._flag(reward.reason or "invalid")
+            return self._end_invalid(timings, extra, obs)
+        self.done = True
+        score = float(reward.score)
+        return StepOutcome(
+            obs,
+            score,
+            terminated,
+            not terminated,
+            self._info(timings=timings, score=score, **extra),
+        )
+
+    def _end_invalid(
+        self,
+        timings: dict[str, float],
+        extra: dict[str, Any] | None = None,
+        obs: np.ndarray | None = None,
+    ) -> StepOutcome:
+        """End the episode flagged invalid: truncated, with a placeholder reward of 0."""
+        self.done = True
+        frame = obs if obs is not None else self._last_frame()
+        return StepOutcome(frame, 0.0, False, True, self._info(timings=timings, **(extra or {})))
+
+
+def _reason_of(exc: DrumsError) -> str:
+    """The invalid reason an error stands for."""
+    details = getattr(exc, "details", None) or {}
+    episode = details.get("episode") if isinstance(details, dict) else None
+    if isinstance(episode, dict) and episode.get("invalid_reason"):
+        return str(episode["invalid_reason"])
+    if isinstance(details, dict) and details.get("reason"):
+        return str(details["reason"])
+    code = getattr(exc, "code", None)
+    return f"{HOST_ERROR}:{code}" if code else f"{HOST_ERROR}:{type(exc).__name__}"
+
+
+def _describe(exc: DrumsError) -> str:
+    return f"{type(exc).__name__}: {exc}"

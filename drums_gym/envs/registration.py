@@ -1,0 +1,43 @@
+"""Registration of ``Drums/<task>`` ids with Gymnasium."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from .desktop_env import DEFAULT_MAX_STEPS
+
+__all__ = ["register_catalog", "register_task"]
+
+ENTRY_POINT = "drums_gym.envs.desktop_env:DrumsDesktopEnv"
+VECTOR_ENTRY_POINT = "drums_gym.envs.vector:make_fork_vector"
+
+
+def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -> str:
+    """Register ``Drums/<first 8 characters of task_id>`` and return the env id.
+
+    For tasks a remote Drums host has beyond the bundled catalog:
+
+    >>> import drums_gym
+    >>> drums_gym.register_task("0a0faba3-5580-44df-965d-f562a99b291c")
+    'Drums/0a0faba3'
+    """
+    if not isinstance(task_id, str) or len(task_id) < 8:
+        raise ValueError(f"task_id must be a task id of at least 8 characters, got {task_id!r}")
+    env_id = f"Drums/{task_id[:8]}"
+    if env_id not in gym.registry:
+        gym.register(
+            id=env_id,
+            entry_point=ENTRY_POINT,
+            vector_entry_point=VECTOR_ENTRY_POINT,
+            nondeterministic=True,
+            max_episode_steps=max_episode_steps,
+            kwargs={"task": task_id},
+        )
+    return env_id
+
+
+def register_catalog() -> list[str]:
+    """Register every task of the bundled catalog (the local host's tasks)."""
+    from ..local.tasks import CATALOG
+
+    return [register_task(task.id) for task in CATALOG.values()]

@@ -1,0 +1,317 @@
+"""The fork vector env: n children forked from one desktop, stepped concurrently.
+
+GRPO-style groups start every member from the same state: reach it once on a parent
+desktop (reset plus any prefix steps), then ``env.fork_vector(n)``. Each child is an
+independent desktop with its own episode; a vector step costs about one child's step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..client import DrumsError, Slot
+from ._episode import FORK_FAILED, EpisodeRunner, StepOutcome
+from .desktop_env import DrumsDesktopEnv
+
+__all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
+
+
+class DrumsForkVectorEnv(VectorEnv):
+    """A `gymnasium.vector.VectorEnv` of ``n`` children forked from a parent desktop.
+
+    Args:
+        parent: a reset `DrumsDesktopEnv`; its desktop's current state is the fork point.
+            The parent is never stepped by this env.
+        n: number of children (at most the host's fork limit).
+        keep_state: keep each saved state after its children close (default: delete).
+        autoreset_mode: ``NEXT_STEP`` (default) replaces a finished child with a new fork
+            at the next step; ``DISABLED`` leaves it to ``reset(options={"reset_mask": m})``.
+        fork_retries: extra fork attempts for children that did not come up; a child that
+            still fails is flagged invalid (``fork_failed``) and the batch goes on.
+        ttl: the children's lease in seconds (default: the parent env's).
+        close_parent: also close the parent env on ``close()`` (``gym.make_vec`` does).
+
+    Example:
+        >>> from drums_gym.envs import DrumsDesktopEnv
+        >>> parent = DrumsDesktopEnv("e0df059f")                  # doctest: +SKIP
+        >>> _ = parent.reset(seed=0)                              # doctest: +SKIP
+        >>> group = parent.fork_vector(4)                         # doctest: +SKIP
+        >>> obs, infos = group.reset()                            # doctest: +SKIP
+        >>> obs.shape                                             # doctest: +SKIP
+        (4, 1080, 1920, 3)
+        >>> obs, rewards, terms, truncs, infos = group.step(["DONE"] * 4)  # doctest: +SKIP
+        >>> group.close(); parent.close()                         # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        parent: DrumsDesktopEnv,
+        n: int,
+        *,
+        keep_state: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        fork_retries: int = 1,
+        ttl: float | None = None,
+        close_parent: bool = False,
+    ) -> None:
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        mode = _autoreset_mode(autoreset_mode)
+        if isinstance(fork_retries, bool) or not isinstance(fork_retries, int) or fork_retries < 0:
+            raise ValueError(f"fork_retries must be an int >= 0, got {fork_retries!r}")
+        if parent.slot is None:
+            raise RuntimeError("reset the parent env before forking it")
+        self.parent = parent
+        self.num_envs = n
+        self.keep_state = bool(keep_state)
+        self.fork_retries = fork_retries
+        self.ttl = float(ttl) if ttl is not None else parent.ttl
+        self.close_parent = close_parent
+        self.single_observation_space = parent.observation_space
+        self.single_action_space = parent.action_space
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.metadata = {**parent.metadata, "autoreset_mode": mode}
+        self.render_mode = parent.render_mode
+        self.spec = parent.spec
+        self._pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="drums-fork")
+        self._runners: list[EpisodeRunner | None] = [None] * n
+        self._states: set[str] = set()  # saved states we made and still own
+        self._needs_reset = np.zeros(n, dtype=bool)
+        self._closed = False
+
+    # ------------------------------------------------------------------ forking
+    def _new_runner(self, slot: Slot | None, reason: str | None = None) -> EpisodeRunner:
+        p = self.parent
+        return EpisodeRunner(
+            slot,
+            max_steps=p.max_steps,
+            height=p.screen[1],
+            width=p.screen[0],
+            wait_s=p._wait_s,
+            wait_timeout=p._wait_timeout,
+            screenshot_format=p._format,
+            accessibility=p._accessibility,
+            failed_reason=reason,
+        )
+
+    def _fork(self, count: int) -> list[EpisodeRunner]:
+        """``count`` runners on fresh children; failed children are retried, then flagged."""
+        parent_slot = self.parent.slot
+        assert parent_slot is not None
+        slots: list[Slot] = []
+        reason = FORK_FAILED
+        for _attempt in range(self.fork_retries + 1):
+            missing = count - len(slots)
+            if missing == 0:
+                break
+            try:
+                group = parent_slot.fork(
+                    missing, keep_state=self.keep_state, strict=False, ttl=self.ttl
+                )
+            except DrumsError as exc:
+                reason = f"{FORK_FAILED}:{getattr(exc, 'code', type(exc).__name__)}"
+                continue
+            if self.keep_state and group.state:
+                self._states.add(group.state)
+            slots.extend(group)
+            if len(group) == 0 and not self.keep_state and group.state:
+                self._delete_state(group.state)  # no child will ever delete it
+        runners = [self._new_runner(s) for s in slots]
+        runners += [self._new_runner(None, reason) for _ in range(count - len(slots))]
+        return runners
+
+    def _delete_state(self, state: str) -> None:
+        with contextlib.suppress(DrumsError):  # else its idle lease bounds it
+            self.parent.client.delete_state(state)
+
+    def _replace(self, indices: Sequence[int]) -> list[tuple[np.ndarray, dict[str, Any]]]:
+        """Delete the children at ``indices``, fork new ones, start their episodes."""
+        old = [self._runners[i] for i in indices]
+        self._map(lambda r: _delete(r.slot) if r is not None else None, old)
+        fresh = self._fork(len(indices))
+        for i, runner in zip(indices, fresh, strict=True):
+            self._runners[i] = runner
+        return self._map(lambda r: r.start(new_episode=False), fresh)
+
+    def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        if len(items) <= 1:
+            return [fn(item) for item in items]
+        return list(self._pool.map(fn, items))
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new group from the fork point (all children, or ``options["reset_mask"]``)."""
+        if self._closed:
+            raise RuntimeError("the vector env is closed")
+        super().reset(seed=seed)
+        mask = None if options is None else options.get("reset_mask")
+        if mask is None:
+            indices = list(range(self.num_envs))
+        else:
+            mask = np.asarray(mask, dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                    f"got shape {mask.shape}"
+                )
+            indices = [int(i) for i in np.flatnonzero(mask)]
+        started = self._replace(indices)
+        infos: dict[str, Any] = {}
+        obs = self._last_obs_batch()
+        for i, (frame, info) in zip(indices, started, strict=True):
+            obs[i] = frame
+            info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
+            infos = self._add_info(infos, info, i)
+            self._needs_reset[i] = False
+        return obs, infos
+
+    def _last_obs_batch(self) -> np.ndarray:
+        h, w = self.parent.screen[1], self.parent.screen[0]
+        obs = np.zeros((self.num_envs, h, w, 3), dtype=np.uint8)
+        for i, runner in enumerate(self._runners):
+            if runner is not None and runner.last_obs is not None:
+                obs[i] = runner.last_obs
+        return obs
+
+    def step(
+        self, actions: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._closed:
+            raise RuntimeError("the vector env is closed")
+        if any(r is None for r in self._runners):
+            raise RuntimeError("call reset() before step()")
+        actions = list(actions)
+        if len(actions) != self.num_envs:
+            raise ValueError(f"actions must hold {self.num_envs} actions, got {len(actions)}")
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminations = np.zeros(n, dtype=bool)
+        truncations = np.zeros(n, dtype=bool)
+        infos: dict[str, Any] = {}
+        obs = np.empty((n, self.parent.screen[1], self.parent.screen[0], 3), dtype=np.uint8)
+
+        to_reset = [i for i in range(n) if self._needs_reset[i]]
+        to_step = [i for i in range(n) if not self._needs_reset[i]]
+
+        def run(i: int) -> StepOutcome | tuple[np.ndarray, dict[str, Any]]:
+            runner = self._runners[i]
+            assert runner is not None
+            return runner.step(actions[i])
+
+        results = self._map(run, to_step)
+        if to_reset:  # NEXT_STEP autoreset: new forks from the fork point
+            for i, (frame, info) in zip(to_reset, self._replace(to_reset), strict=True):
+                obs[i] = frame
+                info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
+                infos = self._add_info(infos, info, i)
+                self._needs_reset[i] = False
+        for i, outcome in zip(to_step, results, strict=True):
+            assert isinstance(outcome, StepOutcome)
+            obs[i] = outcome.obs
+            rewards[i] = outcome.reward
+            terminations[i] = outcome.terminated
+            truncations[i] = outcome.truncated
+            infos = self._add_info(infos, outcome.info, i)
+            if (outcome.terminated or outcome.truncated) and (
+                self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+            ):
+                self._needs_reset[i] = True
+        return obs, rewards, terminations, truncations, infos
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        if self.render_mode != "rgb_array":
+            return None
+        return tuple(
+            r.last_obs.copy() for r in self._runners if r is not None and r.last_obs is not None
+        )
+
+    @property
+    def slots(self) -> list[Slot | None]:
+        """The children's desktops (None where a fork failed)."""
+        return [r.slot if r is not None else None for r in self._runners]
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Delete every child and owned saved state; close the parent if asked to."""
+        try:
+            self._map(lambda r: _delete(r.slot) if r is not None else None, self._runners)
+            for state in list(self._states) if not self.keep_state else []:
+                self._delete_state(state)
+        finally:
+            self._runners = [None] * self.num_envs
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            if self.close_parent:
+                self.parent.close()
+
+    def close(self, **kwargs: Any) -> None:
+        if self._closed:
+            return
+        try:
+            self.close_extras(**kwargs)
+        finally:
+            self._closed = True
+            self.closed = True
+
+
+def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
+    """NEXT_STEP or DISABLED, from the enum or its name or value in any spelling."""
+
+    def norm(text: str) -> str:
+        return text.replace("_", "").replace("-", "").lower()
+
+    if isinstance(value, str) and not isinstance(value, AutoresetMode):
+        value = next(
+            (m for m in AutoresetMode if norm(value) in (norm(m.name), norm(m.value))), value
+        )
+    if value not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
+        raise ValueError(f"autoreset_mode must be NEXT_STEP or DISABLED, got {value!r}")
+    return AutoresetMode(value)
+
+
+def _delete(slot: Slot | None) -> None:
+    if slot is None:
+        return
+    with contextlib.suppress(DrumsError):  # already gone; its lease bounds anything else
+        slot.delete()
+
+
+def make_fork_vector(
+    num_envs: int = 1,
+    *,
+    task: str = "e0df059f",
+    max_episode_steps: int | None = None,
+    keep_state: bool = False,
+    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    fork_retries: int = 1,
+    **env_kwargs: Any,
+) -> DrumsForkVectorEnv:
+    """Vector entry point of ``Drums/*`` ids: a parent desktop plus ``num_envs`` forks.
+
+    ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
+    resets it (waiting for its gates), and forks it; closing the vector env closes both.
+    """
+    if max_episode_steps is not None:
+        env_kwargs.setdefault("max_steps", max_episode_steps)
+    parent = DrumsDesktopEnv(task=task, **env_kwargs)
+    try:
+        parent.reset()
+        return DrumsForkVectorEnv(
+            parent,
+            num_envs,
+            keep_state=keep_state,
+            autoreset_mode=autoreset_mode,
+            fork_retries=fork_retries,
+            close_parent=True,
+        )
+    except BaseException:
+        parent.close()
+        raise
