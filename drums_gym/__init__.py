@@ -10,8 +10,8 @@ True
 
 __version__ = "0.1.0"
 
-from .envs import DrumsDesktopEnv, DrumsForkVectorEnv, register_task  # noqa: E402
-from .envs.registration import register_catalog as _register_catalog  # noqa: E402
+from .envs import DrumsDesktopEnv, DrumsForkVectorEnv, register_task
+from .envs.registration import register_catalog as _register_catalog
 
 _register_catalog()
 

@@ -11,7 +11,6 @@ from gymnasium.utils.env_checker import check_env
 import drums_gym  # noqa: F401  (registers Drums/*)
 from drums_gym.client import connect
 from drums_gym.envs import DrumsDesktopEnv
-from drums_gym.local.host import HostConfig
 
 SOLVE = (
     "pyautogui.click({x}, {y})\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
@@ -65,7 +64,7 @@ def test_bad_actions_are_data_and_the_episode_goes_on(env, tmp_path):
     env.reset(seed=0)
     canary = tmp_path / "canary"
     for action in (
-        "import os\nos.system('touch %s')" % canary,
+        f"import os\nos.system('touch {canary}')",
         "pyautogui.click(",
         42,
         "pyautogui.press('no-such-key')",
