@@ -173,3 +173,22 @@ def test_bad_fork_arguments(parent_factory):
     ):
         with pytest.raises(ValueError, match=named):
             parent.fork_vector(**kwargs)
+
+
+def test_disabled_autoreset_lets_ended_children_sit_out(parent_factory):
+    parent, server = parent_factory(max_steps=3)
+    parent.reset()
+    vec = parent.fork_vector(2, autoreset_mode="DISABLED")
+    try:
+        obs, infos = vec.reset()
+        _, _, terms, _, _ = vec.step(["DONE", "pyautogui.moveTo(3, 3)"])
+        assert terms.tolist() == [True, False]
+        ids = [s.id for s in vec.slots]
+        last, _, terms, truncs, infos = vec.step(["DONE", "pyautogui.moveTo(4, 4)"])
+        assert not terms[0] and not truncs[0] and not infos["_valid"][0], "sits out, unreported"
+        assert [s.id for s in vec.slots] == ids, "no new fork in DISABLED mode"
+        _, _, terms, truncs, _ = vec.step(["pyautogui.moveTo(5, 5)"] * 2)
+        assert truncs.tolist() == [False, True]
+        assert server.model.counts()["live_desktops"] == 3
+    finally:
+        vec.close()

@@ -201,7 +201,17 @@ class DrumsForkVectorEnv(VectorEnv):
         obs = np.empty((n, self.parent.screen[1], self.parent.screen[0], 3), dtype=np.uint8)
 
         to_reset = [i for i in range(n) if self._needs_reset[i]]
-        to_step = [i for i in range(n) if not self._needs_reset[i]]
+        # DISABLED autoreset: a child whose episode ended sits out (its action is ignored,
+        # its last frame is repeated, nothing is reported) until reset(options=reset_mask)
+        to_step: list[int] = []
+        for i, runner in enumerate(self._runners):
+            assert runner is not None
+            if self._needs_reset[i]:
+                continue
+            if runner.done:
+                obs[i] = runner.last_obs if runner.last_obs is not None else 0
+            else:
+                to_step.append(i)
 
         def run(i: int) -> StepOutcome | tuple[np.ndarray, dict[str, Any]]:
             runner = self._runners[i]
