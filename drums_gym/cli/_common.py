@@ -1,0 +1,99 @@
+"""Shared pieces of the ``drums-gym`` subcommands: argument types, errors, vector infos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "add_connection_args",
+    "add_output_args",
+    "dump_json",
+    "fail",
+    "fit_to_terminal",
+    "info_at",
+    "positive_int",
+    "terminal_width",
+]
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_connection_args(p: argparse.ArgumentParser) -> None:
+    """``--url`` (default ``$DRUMS_URL``, else the embedded local host); the token is read
+    from ``$DRUMS_TOKEN`` only, so it never shows in a process listing."""
+    p.add_argument(
+        "--url",
+        default=None,
+        metavar="URL",
+        help="Drums host (default: $DRUMS_URL, else the embedded local host); "
+        "the token comes from $DRUMS_TOKEN",
+    )
+
+
+def add_output_args(p: argparse.ArgumentParser, *, progress: bool = True) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
+    if progress:
+        p.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="draw the live progress bar on stderr (default: only on a terminal)",
+        )
+
+
+def fail(command: str, exc: BaseException) -> int:
+    """Print a user error as one line on stderr and answer exit code 1."""
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    print(f"drums-gym {command}: error: {message}", file=sys.stderr)
+    return 1
+
+
+def dump_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout."""
+    print(json.dumps(data, indent=2, allow_nan=False))
+
+
+def terminal_width(default: int = 100) -> int:
+    """Columns of stdout when it is a terminal, else ``default``."""
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((default, 24)).columns
+    return default
+
+
+def fit_to_terminal(text: str, used: int = 0) -> str:
+    """``text`` cut to the terminal's width less ``used`` columns; whole when stdout is not
+    a terminal (logs and pipes keep everything)."""
+    from ._table import truncate
+
+    width = terminal_width(default=0)
+    return truncate(text, max(20, width - used)) if width else text
+
+
+def info_at(infos: Mapping[str, Any], key: str, i: int, default: Any = None) -> Any:
+    """Sub-env ``i``'s ``key`` in Gymnasium vector infos (``key`` with its ``_key`` mask)."""
+    if key not in infos:
+        return default
+    mask = infos.get(f"_{key}")
+    if mask is not None and not bool(np.asarray(mask)[i]):
+        return default
+    values = infos[key]
+    if isinstance(values, Mapping):  # a nested dict of per-key arrays
+        return {k: info_at(values, k, i) for k in values if not str(k).startswith("_")}
+    value = values[i]
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,282 @@
+"""Policies for the command line: ``random``, ``MODULE:CALLABLE``, (later) ``scripted``.
+
+A policy is any callable ``policy(observation, instruction) -> str``: it gets the
+screenshot (a ``uint8`` array of shape ``(H, W, 3)``) and the task's instruction, and
+answers one action: pyautogui code, or one of the words ``DONE``, ``FAIL``, ``WAIT``.
+
+>>> import numpy as np
+>>> policy = load_policy("random", seed=0)
+>>> action = policy(np.zeros((1080, 1920, 3), np.uint8), "rename the folder")
+>>> action.startswith("pyautogui.") or action == "DONE"
+True
+
+How ``MODULE:CALLABLE`` specs load (the rule :func:`load_policy` applies):
+
+- ``MODULE`` is a dotted module name importable from ``sys.path`` or the current
+  directory, or a path to a ``.py`` file (``examples/llm_policy.py:policy``);
+  ``CALLABLE`` is an attribute of it, dotted for nested ones (``Agent.make``).
+- A **class** is instantiated: ``Class(seed=seed)`` when its constructor takes a ``seed``
+  parameter (or ``**kwargs``), else ``Class()``. The instance must be callable.
+- A **factory** is a function whose parameters are all optional and include ``seed``
+  (``def make(*, seed=0)``): it is called as ``make(seed=seed)`` and must return the policy.
+- Any **other callable** is the policy itself (``def act(obs, instruction)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType, ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = [
+    "BUILTIN_POLICIES",
+    "Policy",
+    "PolicyError",
+    "RandomPolicy",
+    "call_policy",
+    "load_policy",
+]
+
+#: the policy contract: (screenshot, instruction) -> one action string
+Policy = Callable[[np.ndarray, str], str]
+
+
+class PolicyError(ValueError):
+    """A policy spec could not be loaded, or a policy failed; the message names the spec."""
+
+
+class RandomPolicy:
+    """Random pointer and keyboard actions within the screen, from a seeded generator.
+
+    Mostly moves and clicks at uniform points of the screenshot, sometimes a key, a hotkey
+    or a short text, and with probability ``p_done`` the word ``DONE``. The same seed gives
+    the same actions for the same sequence of screen sizes.
+
+    >>> policy = RandomPolicy(seed=1, p_done=0.0)
+    >>> policy(np.zeros((100, 200, 3), np.uint8), "").startswith("pyautogui.")
+    True
+    """
+
+    KEYS = ("enter", "esc", "tab", "f2", "backspace", "delete", "up", "down", "left", "right")
+    HOTKEYS = (("ctrl", "a"), ("ctrl", "c"), ("ctrl", "v"), ("ctrl", "z"))
+    LETTERS = "abcdefghijklmnopqrstuvwxyz_0123456789"
+    #: relative weights of the action kinds
+    WEIGHTS: ClassVar[Mapping[str, float]] = MappingProxyType({
+        "moveTo": 0.25,
+        "click": 0.30,
+        "doubleClick": 0.12,
+        "rightClick": 0.05,
+        "press": 0.13,
+        "hotkey": 0.05,
+        "write": 0.10,
+    })
+
+    def __init__(self, seed: int | None = None, p_done: float = 0.05) -> None:
+        if isinstance(p_done, bool) or not isinstance(p_done, (int, float)) or not (
+            0.0 <= p_done <= 1.0
+        ):
+            raise ValueError(f"p_done must be a probability in [0, 1], got {p_done!r}")
+        self.rng = np.random.default_rng(seed)
+        self.p_done = float(p_done)
+        self._kinds = list(self.WEIGHTS)
+        weights = np.array(list(self.WEIGHTS.values()), dtype=np.float64)
+        self._p = weights / weights.sum()
+
+    def __call__(self, observation: np.ndarray, instruction: str) -> str:
+        if self.rng.random() < self.p_done:
+            return "DONE"
+        height, width = _screen_size(observation)
+        kind = self._kinds[int(self.rng.choice(len(self._kinds), p=self._p))]
+        if kind in ("moveTo", "click", "doubleClick", "rightClick"):
+            x, y = int(self.rng.integers(0, width)), int(self.rng.integers(0, height))
+            return f"pyautogui.{kind}({x}, {y})"
+        if kind == "press":
+            return f"pyautogui.press({self.KEYS[int(self.rng.integers(len(self.KEYS)))]!r})"
+        if kind == "hotkey":
+            keys = self.HOTKEYS[int(self.rng.integers(len(self.HOTKEYS)))]
+            return "pyautogui.hotkey(" + ", ".join(repr(k) for k in keys) + ")"
+        length = int(self.rng.integers(1, 9))
+        text = "".join(self.LETTERS[int(i)] for i in self.rng.integers(0, len(self.LETTERS),
+                                                                        length))
+        return f"pyautogui.write({text!r})"
+
+    def __repr__(self) -> str:
+        return f"RandomPolicy(p_done={self.p_done})"
+
+
+def _screen_size(observation: Any) -> tuple[int, int]:
+    shape = getattr(observation, "shape", None)
+    if shape is None or len(shape) < 2 or shape[0] < 1 or shape[1] < 1:
+        return 1080, 1920
+    return int(shape[0]), int(shape[1])
+
+
+def _random(seed: int) -> Policy:
+    return RandomPolicy(seed=seed)
+
+
+def _scripted(seed: int) -> Policy:
+    raise PolicyError(
+        "policy 'scripted' is not available yet: scripted task solvers come in a later "
+        "release; use 'random' or MODULE:CALLABLE"
+    )
+
+
+#: built-in policy names and their factories ``factory(seed) -> policy``
+BUILTIN_POLICIES: dict[str, Callable[[int], Policy]] = {
+    "random": _random,
+    "scripted": _scripted,
+}
+
+
+def load_policy(spec: str = "random", seed: int = 0) -> Policy:
+    """The policy a command-line spec names.
+
+    Args:
+        spec: ``"random"``, ``"scripted"`` (not available yet), or ``"MODULE:CALLABLE"``
+            (see the module docstring for how classes and factories are called).
+        seed: seed of the policy's randomness (passed to classes and factories that
+            take a ``seed``).
+
+    Raises:
+        PolicyError: (a ValueError) naming the spec: unknown name, module not importable,
+            attribute missing, not callable, or a factory that failed.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise PolicyError(f"policy spec must be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    if spec in BUILTIN_POLICIES:
+        return BUILTIN_POLICIES[spec](seed)
+    if ":" not in spec:
+        known = ", ".join(sorted(BUILTIN_POLICIES))
+        raise PolicyError(f"unknown policy {spec!r}: use one of {known}, or MODULE:CALLABLE")
+    module_name, _, attr = spec.rpartition(":")
+    if not module_name or not attr:
+        raise PolicyError(f"policy {spec!r} is not MODULE:CALLABLE")
+    module = _import(module_name, spec)
+    target: Any = module
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise PolicyError(
+                f"policy {spec!r}: {module_name!r} has no attribute {attr!r}"
+            ) from None
+    if not callable(target):
+        raise PolicyError(f"policy {spec!r}: {attr!r} is a {type(target).__name__}, not callable")
+    policy = _instantiate(target, seed, spec)
+    if not callable(policy):
+        raise PolicyError(
+            f"policy {spec!r}: the factory returned a {type(policy).__name__}, not a callable"
+        )
+    return policy
+
+
+def _import(module_name: str, spec: str) -> ModuleType:
+    """Import a dotted module name (retrying from the current directory) or a .py path."""
+    if module_name.endswith(".py") or os.sep in module_name or "/" in module_name:
+        path = Path(module_name)
+        if not path.is_file():
+            raise PolicyError(f"policy {spec!r}: no such file {module_name!r}")
+        name = f"drums_gym_policy_{path.stem}"
+        file_spec = importlib.util.spec_from_file_location(name, path)
+        if file_spec is None or file_spec.loader is None:
+            raise PolicyError(f"policy {spec!r}: cannot load {module_name!r} as a module")
+        module = importlib.util.module_from_spec(file_spec)
+        sys.modules[name] = module
+        try:
+            file_spec.loader.exec_module(module)
+        except Exception as exc:  # user code: report it as one line naming the spec
+            sys.modules.pop(name, None)
+            raise PolicyError(
+                f"policy {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        return module
+    try:
+        return _import_module(module_name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        missing = exc.name or ""
+        if cwd not in sys.path and module_name.split(".")[0] == missing.split(".")[0]:
+            sys.path.append(cwd)  # console scripts do not put the current directory on the path
+            try:
+                return _import_module(module_name)
+            except ModuleNotFoundError:
+                pass
+            except Exception as inner:  # user code failing at import
+                raise PolicyError(
+                    f"policy {spec!r}: importing {module_name!r} failed: "
+                    f"{type(inner).__name__}: {inner}"
+                ) from inner
+        raise PolicyError(f"policy {spec!r}: cannot import module {module_name!r}: {exc}") from exc
+    except Exception as exc:  # user code failing at import
+        raise PolicyError(
+            f"policy {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _import_module(name: str) -> ModuleType:
+    return importlib.import_module(name)
+
+
+def _takes_seed(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+    return any(
+        (p.name == "seed" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+        or p.kind is p.VAR_KEYWORD
+        for p in params
+    )
+
+
+def _is_factory(fn: Any) -> bool:
+    """A function whose parameters are all optional and include ``seed``."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    required = [
+        p for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                               p.KEYWORD_ONLY)
+    ]
+    has_seed = any(
+        p.name == "seed" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params
+    )
+    return has_seed and not required
+
+
+def _instantiate(target: Any, seed: int, spec: str) -> Any:
+    """Apply the loading rule: classes are instantiated, seed factories called."""
+    try:
+        if inspect.isclass(target):
+            return target(seed=seed) if _takes_seed(target) else target()
+        if _is_factory(target):
+            return target(seed=seed)
+    except Exception as exc:  # user code: report it as one line naming the spec
+        raise PolicyError(
+            f"policy {spec!r}: building the policy failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    return target
+
+
+def call_policy(policy: Policy, observation: np.ndarray, instruction: str, spec: str) -> str:
+    """``policy(observation, instruction)``, with a failure reported as a `PolicyError`.
+
+    What the policy answers goes to the env as is: a non-string answer is the env's to
+    flag (``info["action_error"]``), as every policy mistake is data.
+    """
+    try:
+        return policy(observation, instruction)
+    except Exception as exc:  # user code: report it as one line naming the spec
+        raise PolicyError(f"policy {spec!r} raised {type(exc).__name__}: {exc}") from exc
