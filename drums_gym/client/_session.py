@@ -1,5 +1,9 @@
 """What a `Client` owns: its transport and the slots and saved states it created.
 
+Also the creates and forks whose outcome is unknown (interrupted, or out of retries after
+the request may have reached the host): `close()` replays each with its idempotency key,
+which answers what the host made (or makes it), and deletes that too.
+
 Kept apart from `Client` so that the exit-time finalizer holds this object only, never the
 `Client` itself (a finalizer that referenced the client would keep it alive forever).
 """
@@ -14,7 +18,7 @@ from typing import Any, TypeVar
 
 from . import _wire as W
 from ._http import Transport
-from .errors import DrumsError, NotFound
+from .errors import APIError, DrumsError, NotFound
 
 __all__ = ["Session"]
 
@@ -24,6 +28,8 @@ T = TypeVar("T")
 
 _CLOSE_MAX_RETRIES = 2
 _CLOSE_RETRY_BUDGET_S = 1.0
+#: error replies after which a keyed create or fork surely made nothing under its key
+_REFUSED_STATUS = frozenset({401, 403, 404, 409, 422})
 
 
 class Session:
@@ -32,8 +38,10 @@ class Session:
     def __init__(self, http: Transport) -> None:
         self.http = http
         self._lock = threading.Lock()
-        self._slots: dict[str, None] = {}  # insertion-ordered set
-        self._states: dict[str, None] = {}
+        self._slots: dict[str, str | None] = {}  # slot -> its state, if deleted with children
+        self._states: dict[str, None] = {}  # insertion-ordered set
+        self._children: dict[str, set[str]] = {}  # state deleted with children -> owned ones
+        self._unsettled: list[tuple[str, str, Any, str]] = []  # (kind, path, body, key)
         self._closed = False
 
     @property
@@ -42,13 +50,47 @@ class Session:
 
     # -- ownership --------------------------------------------------------------------------
 
-    def own_slot(self, slot_id: str) -> None:
+    def own_slot(self, slot_id: str, state: str | None = None) -> None:
+        """Own a slot; ``state`` is the saved state it was forked from, if any."""
         with self._lock:
-            self._slots[slot_id] = None
+            children = self._children.get(state) if state is not None else None
+            if children is not None:
+                children.add(slot_id)
+            self._slots[slot_id] = state if children is not None else None
 
-    def own_state(self, state_id: str) -> None:
+    def own_state(self, state_id: str, with_children: bool = False) -> None:
+        """Own a saved state; ``with_children``: the host deletes it with its last child, so
+        it is forgotten once this session has deleted its last owned child."""
         with self._lock:
             self._states[state_id] = None
+            if with_children:
+                self._children.setdefault(state_id, set())
+
+    def forget_state_if_childless(self, state_id: str) -> None:
+        """A state deleted with its children that got none: the host has deleted it."""
+        with self._lock:
+            if state_id in self._children and not self._children[state_id]:
+                del self._children[state_id]
+                self._states.pop(state_id, None)
+
+    def unsettled(self, kind: str, path: str, body: Any, key: str, exc: BaseException) -> None:
+        """Remember a keyed create (``kind="slot"``) or fork (``"branch"``) that raised
+        ``exc``, unless the host surely refused it; `close` settles it."""
+        if isinstance(exc, APIError) and exc.status in _REFUSED_STATUS:
+            return
+        with self._lock:
+            self._unsettled.append((kind, path, body, key))
+
+    def _forget_slot(self, slot_id: str) -> None:
+        """Drop a deleted slot, and its state once that state's last owned child is gone
+        (the host deleted it with that child). Holds the lock."""
+        state = self._slots.pop(slot_id, None)
+        children = self._children.get(state) if state is not None else None
+        if children is not None:
+            children.discard(slot_id)
+            if not children:
+                del self._children[state]
+                self._states.pop(state, None)
 
     def owns_slot(self, slot_id: str) -> bool:
         with self._lock:
@@ -70,7 +112,7 @@ class Session:
         else:
             deleted = True
         with self._lock:
-            self._slots.pop(slot_id, None)
+            self._forget_slot(slot_id)
         return deleted
 
     def delete_state(self, state_id: str) -> bool:
@@ -83,7 +125,35 @@ class Session:
             deleted = True
         with self._lock:
             self._states.pop(state_id, None)
+            self._children.pop(state_id, None)
         return deleted
+
+    def _settle(self) -> list[DrumsError]:
+        """Replay each unsettled create or fork with its key and own what the host made."""
+        with self._lock:
+            unsettled, self._unsettled = self._unsettled, []
+        errors: list[DrumsError] = []
+        for kind, path, body, key in unsettled:
+            try:
+                reply = self.http.json("POST", path, json=body, idempotency_key=key)
+            except DrumsError as exc:
+                errors.append(exc)
+                continue
+            if kind == "slot":
+                if isinstance(reply.get(W.F_ID), str):
+                    self.own_slot(reply[W.F_ID])
+                continue
+            state, children = reply.get(W.F_STATE), reply.get(W.F_CHILDREN)
+            if isinstance(state, str):
+                self.own_state(state)
+            for child in children if isinstance(children, list) else []:
+                if (
+                    isinstance(child, dict)
+                    and isinstance(child.get(W.F_ID), str)
+                    and child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING
+                ):
+                    self.own_slot(child[W.F_ID])
+        return errors
 
     def delete_many(self, delete: Callable[[T], Any], items: Iterable[T]) -> list[DrumsError]:
         """Run `delete` over `items` concurrently; answer the errors (every item is tried)."""
@@ -139,8 +209,9 @@ class Session:
                 # gone): a short retry budget, then leases bound what is left.
                 self.http.max_retries = min(self.http.max_retries, _CLOSE_MAX_RETRIES)
                 self.http.retry_budget = min(self.http.retry_budget, _CLOSE_RETRY_BUDGET_S)
+                errors = self._settle()
                 slots, states = self.owned()
-                errors = self.delete_many(self.delete_slot, slots)
+                errors += self.delete_many(self.delete_slot, slots)
                 errors += self.delete_many(self.delete_state, states)
                 for error in errors:
                     logger.warning("drums client close: cleanup failed: %s", error)

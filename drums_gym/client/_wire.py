@@ -78,6 +78,9 @@ H_SCREEN_WIDTH = "X-Screen-Width"
 H_SCREEN_HEIGHT = "X-Screen-Height"
 H_EPISODE_STATUS = "X-Episode-Status"
 H_FRAME = "X-Frame"
+H_FRAME_TOKEN = "X-Frame-Token"
+H_DELTA_BASE = "X-Delta-Base"
+H_DELTA_BOXES = "X-Delta-Boxes"
 
 BEARER = "Bearer"
 
@@ -86,6 +89,7 @@ BEARER = "Bearer"
 Q_WAIT = "wait"
 Q_TIMEOUT_S = "timeout_s"
 Q_FORMAT = "format"
+Q_SINCE = "since"
 
 #: The host holds a long-poll for at most this many seconds.
 MAX_WAIT_S = 60.0

@@ -13,7 +13,9 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
+from PIL import Image
 
+from .._rgb import rgb_array
 from . import _wire as W
 from .errors import ProtocolError
 
@@ -275,7 +277,9 @@ class Observation:
     """A screenshot as received: `data` holds the bytes (`format` `png` or `raw`).
 
     `array` decodes them (once per Observation) into a fresh `uint8` array `(H, W, 3)`;
-    each Observation owns its own array, never a shared buffer.
+    each Observation owns its own array, never a shared buffer. For a raw frame sent as a
+    delta (only the rectangle that changed), `data` is that rectangle's pixels and `array`
+    the whole screen, rebuilt by the slot that received it.
     """
 
     format: str
@@ -284,9 +288,13 @@ class Observation:
     data: bytes = field(repr=False)
     frame: int | None = None
     episode_status: str | None = None
+    token: str | None = None
+    rebuilt: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def array(self) -> np.ndarray:
+        if self.rebuilt is not None:
+            return self.rebuilt
         if self.format == W.FORMAT_RAW:
             expected = self.width * self.height * 3
             if len(self.data) != expected:
@@ -297,11 +305,12 @@ class Observation:
             return np.frombuffer(self.data, dtype=np.uint8).reshape(
                 self.height, self.width, 3
             ).copy()
-        from PIL import Image
-
         try:
             with Image.open(io.BytesIO(self.data)) as image:
-                return np.array(image.convert("RGB"), dtype=np.uint8)
+                image.load()
+                if image.mode != "RGB":
+                    image = image.convert("RGB")
+                return rgb_array(image)
         except (OSError, ValueError) as exc:
             raise ProtocolError(f"cannot decode the {self.format} screenshot: {exc}") from exc
 
@@ -431,3 +440,4 @@ class StateInfo:
             expires_at=_num(data, W.F_EXPIRES_AT),
             size_bytes=_int(data, W.F_SIZE_BYTES),
         )
+

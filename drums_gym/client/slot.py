@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
 
 from . import _wire as W
 from .errors import DrumsError, DrumsTimeout, ForkError, InvalidEpisode, ProtocolError
@@ -59,6 +62,8 @@ class Slot:
         self._session: Session = client._session
         self._info = info
         self._deleted = False
+        self._raw_base: tuple[str, np.ndarray] | None = None  # last raw frame: its token, pixels
+        self._raw_lock = threading.Lock()  # one raw fetch at a time updates the base
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -117,8 +122,9 @@ class Slot:
             timeout_s = min(max(0.0, float(timeout_s)), W.MAX_WAIT_S)
             params = {W.Q_WAIT: "true", W.Q_TIMEOUT_S: _wire_seconds(timeout_s)}
             read_timeout = timeout_s + _LONG_POLL_MARGIN_S
-        body = self._http.json("GET", W.slot_episode_path(self.id), params=params,
-                               read_timeout=read_timeout)
+        body = self._http.json(
+            "GET", W.slot_episode_path(self.id), params=params, read_timeout=read_timeout
+        )
         return Episode.from_json(body)
 
     def wait_episode(self, timeout: float = 120.0) -> Episode:
@@ -155,11 +161,25 @@ class Slot:
         return episode
 
     def observe(self, format: str = W.FORMAT_PNG) -> Observation:
-        """A screenshot now (`png` or `raw`); `.array` decodes it to `uint8 (H, W, 3)`."""
+        """A screenshot now (`png` or `raw`); `.array` decodes it to `uint8 (H, W, 3)`.
+
+        Raw frames are fetched as deltas where the host offers them: the slot keeps the last
+        frame and asks only for what changed since (`?since=`), then rebuilds the screen.
+        """
         if format not in W.SCREENSHOT_FORMATS:
             raise ValueError(f"format must be one of {W.SCREENSHOT_FORMATS}, got {format!r}")
+        if format == W.FORMAT_RAW:
+            with self._raw_lock:
+                return self._observe(format)
+        return self._observe(format)
+
+    def _observe(self, format: str) -> Observation:
         path = W.slot_screenshot_path(self.id)
-        response = self._http.request("GET", path, params={W.Q_FORMAT: format})
+        params = {W.Q_FORMAT: format}
+        base = self._raw_base if format == W.FORMAT_RAW else None
+        if base is not None:
+            params[W.Q_SINCE] = base[0]
+        response = self._http.request("GET", path, params=params)
         headers = response.headers
         width = _header_int(headers.get(W.H_SCREEN_WIDTH))
         height = _header_int(headers.get(W.H_SCREEN_HEIGHT))
@@ -167,6 +187,12 @@ class Slot:
             width, height = self.screen.width, self.screen.height
         if width is None or height is None:
             raise ProtocolError(f"GET {path}: no screen size in the reply")
+        token = headers.get(W.H_FRAME_TOKEN)
+        rebuilt = None
+        if format == W.FORMAT_RAW:
+            rebuilt = self._rebuild(base, response.content, headers, width, height, path)
+            self._raw_base = (token, rebuilt) if token else None
+            rebuilt = rebuilt.copy()  # the caller's own array; the slot keeps its base
         return Observation(
             format=format,
             width=width,
@@ -174,7 +200,44 @@ class Slot:
             data=response.content,
             frame=_header_int(headers.get(W.H_FRAME)),
             episode_status=headers.get(W.H_EPISODE_STATUS),
+            token=token,
+            rebuilt=rebuilt,
         )
+
+    @staticmethod
+    def _rebuild(
+        base: tuple[str, np.ndarray] | None,
+        data: bytes,
+        headers: Any,
+        width: int,
+        height: int,
+        path: str,
+    ) -> np.ndarray:
+        """The whole screen from a raw reply: a full frame, or a delta over ``base``."""
+        boxes = headers.get(W.H_DELTA_BOXES)
+        if boxes is None or base is None or headers.get(W.H_DELTA_BASE) != base[0]:
+            if len(data) != width * height * 3:
+                raise ProtocolError(
+                    f"GET {path}: raw screenshot has {len(data)} bytes, expected "
+                    f"{width * height * 3} ({width}x{height}x3)"
+                )
+            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
+        screen = base[1]
+        offset = 0
+        for box in filter(None, boxes.split(";")):
+            try:
+                x, y, w, h = (int(v) for v in box.split(","))
+            except ValueError:
+                raise ProtocolError(f"GET {path}: bad {W.H_DELTA_BOXES} {boxes!r}") from None
+            size = w * h * 3
+            if x < 0 or y < 0 or x + w > width or y + h > height or offset + size > len(data):
+                raise ProtocolError(f"GET {path}: delta box {box!r} does not fit the screen")
+            patch = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
+            screen[y : y + h, x : x + w] = patch.reshape(h, w, 3)
+            offset += size
+        if offset != len(data):
+            raise ProtocolError(f"GET {path}: delta has {len(data) - offset} bytes left over")
+        return screen
 
     def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""
@@ -190,8 +253,13 @@ class Slot:
         """
         if not isinstance(code, str):
             raise TypeError(f"code must be a str of pyautogui code, got {type(code).__name__}")
-        body = self._http.json("POST", W.slot_actions_path(self.id), json={W.F_CODE: code},
-                               replayable=False)
+        try:
+            code.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"code must be UTF-8 text: {exc}") from None
+        body = self._http.json(
+            "POST", W.slot_actions_path(self.id), json={W.F_CODE: code}, replayable=False
+        )
         return StepResult.from_json(body)
 
     def verify(self, strict: bool = True) -> Reward:
@@ -199,8 +267,9 @@ class Slot:
 
         With `strict` (default) a verify on an episode that is not valid raises `Conflict`.
         """
-        body = self._http.json("POST", W.slot_verify_path(self.id),
-                               json={W.F_STRICT: bool(strict)}, replayable=True)
+        body = self._http.json(
+            "POST", W.slot_verify_path(self.id), json={W.F_STRICT: bool(strict)}, replayable=True
+        )
         return Reward.from_json(body)
 
     def reset(self) -> Episode:
@@ -214,8 +283,12 @@ class Slot:
     def extend(self, ttl: float) -> SlotInfo:
         """Make the lease end `ttl` seconds from now; answers the updated slot."""
         _check_ttl(ttl)
-        body = self._http.json("POST", W.slot_lease_path(self.id),
-                               json={W.F_TTL_S: _wire_seconds(ttl)}, replayable=True)
+        body = self._http.json(
+            "POST",
+            W.slot_lease_path(self.id),
+            json={W.F_TTL_S: _wire_seconds(ttl)},
+            replayable=True,
+        )
         self._info = SlotInfo.from_json(body)
         return self._info
 
@@ -239,29 +312,43 @@ class Slot:
         if ttl is not None:
             body[W.F_TTL_S] = _wire_seconds(_check_ttl(ttl))
         path = W.slot_branch_path(self.id)
-        reply = self._http.json("POST", path, json=body, idempotency_key=uuid.uuid4().hex)
-        state = reply.get(W.F_STATE)
-        children = reply.get(W.F_CHILDREN)
-        if not isinstance(state, str) or not isinstance(children, list):
-            raise ProtocolError(f"POST {path}: the reply lacks 'state' or 'children'")
-        self._session.own_state(state)
-        running: list[Slot] = []
-        failed: list[tuple[str, dict[str, Any]]] = []
-        for child in children:
-            if not isinstance(child, dict) or not isinstance(child.get(W.F_ID), str):
-                raise ProtocolError(f"POST {path}: a child without an id")
-            child_id = child[W.F_ID]
-            if child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING:
-                self._session.own_slot(child_id)
-                running.append(Slot(self._client, SlotInfo(
-                    id=child_id, task=self.task, screen=self.screen,
-                    parent=self.id, saved_state=state,
-                )))
-            else:
-                error = child.get(W.F_ERROR)
-                failed.append((child_id, dict(error) if isinstance(error, dict) else {}))
-        group = ForkGroup(self._client, running, state=state, failed=failed,
-                          keep_state=keep_state)
+        key = uuid.uuid4().hex
+        try:
+            reply = self._http.json("POST", path, json=body, idempotency_key=key)
+            state = reply.get(W.F_STATE)
+            children = reply.get(W.F_CHILDREN)
+            if not isinstance(state, str) or not isinstance(children, list):
+                raise ProtocolError(f"POST {path}: the reply lacks 'state' or 'children'")
+            self._session.own_state(state, with_children=not keep_state)
+            running: list[Slot] = []
+            failed: list[tuple[str, dict[str, Any]]] = []
+            for child in children:
+                if not isinstance(child, dict) or not isinstance(child.get(W.F_ID), str):
+                    raise ProtocolError(f"POST {path}: a child without an id")
+                child_id = child[W.F_ID]
+                if child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING:
+                    self._session.own_slot(child_id, state)
+                    running.append(
+                        Slot(
+                            self._client,
+                            SlotInfo(
+                                id=child_id,
+                                task=self.task,
+                                screen=self.screen,
+                                parent=self.id,
+                                saved_state=state,
+                            ),
+                        )
+                    )
+                else:
+                    error = child.get(W.F_ERROR)
+                    failed.append((child_id, dict(error) if isinstance(error, dict) else {}))
+        except BaseException as exc:  # interrupted or unknown: close() settles it by its key
+            self._session.unsettled("branch", path, body, key, exc)
+            raise
+        if not keep_state and not running:
+            self._session.forget_state_if_childless(state)  # the host deleted it at once
+        group = ForkGroup(self._client, running, state=state, failed=failed, keep_state=keep_state)
         if strict and failed:
             lines = ", ".join(
                 f"{cid}: {err.get(W.F_CODE, '?')} {err.get(W.F_MESSAGE, '')}".rstrip()
@@ -269,7 +356,9 @@ class Slot:
             )
             raise ForkError(
                 f"{len(failed)} of {len(children)} fork children of {self.id} failed ({lines})",
-                ok=group, state=state, failed=failed,
+                ok=group,
+                state=state,
+                failed=failed,
             )
         return group
 
@@ -396,8 +485,7 @@ def _close_quietly_if_raising(close: Any, exc: BaseException | None) -> None:
     try:
         close()
     except DrumsError as cleanup_error:
-        logger.warning("cleanup failed while handling %s: %s", type(exc).__name__,
-                       cleanup_error)
+        logger.warning("cleanup failed while handling %s: %s", type(exc).__name__, cleanup_error)
 
 
 def _header_int(value: str | None) -> int | None:

@@ -158,6 +158,8 @@ class EpisodeRunner:
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:
                     extra["action_error"] = exc.message
+                except ValueError as exc:  # refused before sending (text that is not UTF-8)
+                    extra["action_error"] = str(exc)
                 except InvalidRequest as exc:
                     extra["action_error"] = exc.message
                 except Conflict as exc:

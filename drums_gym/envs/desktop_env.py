@@ -66,7 +66,9 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         wait_timeout: seconds to wait for an episode's gates.
         wait_s: seconds a ``"WAIT"`` action waits.
         screen: ``(width, height)`` of the desktop (default: the task's).
-        screenshot_format: ``"png"`` (what Drums serves) or ``"raw"`` (local host only).
+        screenshot_format: ``"png"`` (what every Drums host serves), ``"raw"`` (uncompressed
+            RGB, which the local host serves) or ``"auto"`` (the default: raw from a host on
+            loopback that offers it, else PNG).
         accessibility: put the accessibility tree of the screen in ``info["accessibility"]``
             at reset and every step (OSWorld-style nodes: role, name, position, size,
             states, children), for policies and scripted solvers that read positions.
@@ -99,7 +101,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         wait_timeout: float = 120.0,
         wait_s: float = 1.0,
         screen: tuple[int, int] | None = None,
-        screenshot_format: str = "png",
+        screenshot_format: str = "auto",
         accessibility: bool = False,
     ) -> None:
         if not isinstance(task, str) or not task:
@@ -112,8 +114,10 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         _positive("wait_timeout", wait_timeout)
         if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s < 0:
             raise ValueError(f"wait_s must be a number >= 0, got {wait_s!r}")
-        if screenshot_format not in ("png", "raw"):
-            raise ValueError(f"screenshot_format must be 'png' or 'raw', got {screenshot_format!r}")
+        if screenshot_format not in ("auto", "png", "raw"):
+            raise ValueError(
+                f"screenshot_format must be 'auto', 'png' or 'raw', got {screenshot_format!r}"
+            )
         if screen is not None and (
             not isinstance(screen, (tuple, list))
             or len(screen) != 2
@@ -140,7 +144,11 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         self._max_steps = max_steps
         self._wait_timeout = float(wait_timeout)
         self._wait_s = float(wait_s)
-        self._format = screenshot_format
+        self._format = (
+            self.client.preferred_screenshot_format()
+            if screenshot_format == "auto"
+            else screenshot_format
+        )
         self._accessibility = bool(accessibility)
         self.observation_space = spaces.Box(0, 255, (self.screen[1], self.screen[0], 3), np.uint8)
         self.action_space = action_space()

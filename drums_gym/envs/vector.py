@@ -8,6 +8,7 @@ independent desktop with its own episode; a vector step costs about one child's 
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -66,8 +67,18 @@ class DrumsForkVectorEnv(VectorEnv):
         mode = _autoreset_mode(autoreset_mode)
         if isinstance(fork_retries, bool) or not isinstance(fork_retries, int) or fork_retries < 0:
             raise ValueError(f"fork_retries must be an int >= 0, got {fork_retries!r}")
+        if ttl is not None and (
+            isinstance(ttl, bool)
+            or not isinstance(ttl, (int, float))
+            or not math.isfinite(ttl)
+            or ttl <= 0
+        ):
+            raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
         if parent.slot is None:
             raise RuntimeError("reset the parent env before forking it")
+        fork_limit = parent.client.host().limits.fork_limit
+        if fork_limit is not None and n > fork_limit:
+            raise ValueError(f"n must be at most the host's fork limit {fork_limit}, got {n}")
         self.parent = parent
         self.num_envs = n
         self.keep_state = bool(keep_state)

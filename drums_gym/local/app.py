@@ -254,8 +254,10 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         response_class=Response,
         responses={200: {"content": {"image/png": {}, "application/octet-stream": {}}}},
     )
-    def screenshot(slot_id: str, ws: Workspace, format: str = "png") -> Response:
-        data, headers = host.screenshot(ws, slot_id, format)
+    def screenshot(
+        slot_id: str, ws: Workspace, format: str = "png", since: str | None = None
+    ) -> Response:
+        data, headers = host.screenshot(ws, slot_id, format, since)
         media = "image/png" if format == "png" else "application/octet-stream"
         return Response(content=data, media_type=media, headers=headers)
 

@@ -18,6 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from .._rgb import pack_rgb
 from ..actions import ActionError, expand, parse
 from .desktop import Desktop
 from .episodes import Episode, HostError
@@ -33,6 +36,8 @@ GONE_KEEP_S = 600.0
 IDEMPOTENCY_KEEP_S = 24 * 3600.0
 #: desktop time that passes between two action requests
 ACTION_GAP_S = 1.0
+#: changed rows closer than this share one delta rectangle
+DELTA_GAP = 16
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,22 @@ class HostConfig:
     def __post_init__(self) -> None:
         for name in ("live_desktops", "host_desktops", "fork_limit", "saved_states"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"HostConfig.{name} must be an int >= 1, got {value!r}")
-        for name in ("default_ttl_s", "max_ttl_s", "state_idle_ttl_s", "gate_delay_s"):
+        for name in (
+            "default_ttl_s",
+            "max_ttl_s",
+            "state_idle_ttl_s",
+            "gate_delay_s",
+            "capacity_retry_after_s",
+        ):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+            ):
                 raise ValueError(f"HostConfig.{name} must be a finite number >= 0, got {value!r}")
         if self.default_ttl_s > self.max_ttl_s:
             raise ValueError(
@@ -93,7 +109,9 @@ class Slot:
     state: str = "running"  # running | deleted
     deleted_reason: str | None = None
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    _png: tuple[int, bytes] | None = field(default=None, repr=False)
+    epoch: int = 0  # bumped when reset replaces the desktop: frame tokens never repeat
+    _encoded: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
+    _served_raw: tuple[str, bytes] | None = field(default=None, repr=False)
 
     def public(self) -> dict[str, Any]:
         self.episode.refresh()
@@ -141,12 +159,56 @@ class SavedState:
         }
 
 
+@dataclass(frozen=True)
+class _Gone:
+    """What a deleted slot still answers for ``GONE_KEEP_S``: its last public form and why it
+    went. The desktop itself is not kept (tens of MB each, with its frame caches)."""
+
+    last: dict[str, Any]
+    deleted_reason: str | None
+
+    def public(self) -> dict[str, Any]:
+        return self.last
+
+
 @dataclass
 class _Workspace:
     slots: dict[str, Slot] = field(default_factory=dict)
-    gone: dict[str, tuple[float, Slot]] = field(default_factory=dict)
+    gone: dict[str, tuple[float, _Gone]] = field(default_factory=dict)
     states: dict[str, SavedState] = field(default_factory=dict)
     idempotency: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
+
+
+def frame_delta(
+    old: bytes, new: bytes, width: int, height: int
+) -> tuple[list[tuple[int, int, int, int]], bytes]:
+    """Where two raw RGB frames differ: rectangles ``(x, y, w, h)`` and their pixels, in order.
+
+    Changed rows are grouped into bands (rows less than ``DELTA_GAP`` apart share one), and
+    each band is cut to the columns that changed in it: a pointer that moved across the
+    screen is two small rectangles, not one that spans both places.
+    """
+    row_bytes = width * 3
+    a = np.frombuffer(old, np.uint8).reshape(height, row_bytes)
+    b = np.frombuffer(new, np.uint8).reshape(height, row_bytes)
+    if row_bytes % 8 == 0:  # compare 8 bytes at a time
+        changed = (a.view(np.uint64) != b.view(np.uint64)).any(axis=1)
+    else:
+        changed = (a != b).any(axis=1)
+    rows = np.flatnonzero(changed)
+    boxes: list[tuple[int, int, int, int]] = []
+    patches: list[bytes] = []
+    if rows.size == 0:
+        return boxes, b""
+    breaks = np.flatnonzero(np.diff(rows) > DELTA_GAP)
+    starts = np.concatenate(([rows[0]], rows[breaks + 1]))
+    ends = np.concatenate((rows[breaks], [rows[-1]])) + 1
+    for top, bottom in zip(starts.tolist(), ends.tolist(), strict=True):
+        cols = np.flatnonzero((a[top:bottom] != b[top:bottom]).any(axis=0))
+        left, right = int(cols[0]) // 3, int(cols[-1]) // 3 + 1
+        boxes.append((left, top, right - left, bottom - top))
+        patches.append(b[top:bottom, left * 3 : right * 3].tobytes())
+    return boxes, b"".join(patches)
 
 
 def workspace_of(token: str | None) -> str:
@@ -311,7 +373,7 @@ class Host:
     def _drop_slot(self, ws: _Workspace, slot: Slot, reason: str) -> None:
         del ws.slots[slot.id]
         slot.state, slot.deleted_reason = "deleted", reason
-        ws.gone[slot.id] = (time.time(), slot)
+        ws.gone[slot.id] = (time.time(), _Gone(slot.public(), reason))
         state = ws.states.get(slot.saved_state) if slot.saved_state else None
         if state is not None:
             state.children.discard(slot.id)
@@ -400,7 +462,9 @@ class Host:
         self.reap()
         with self._lock:
             ws = self._ws(workspace)
-            slot = ws.slots.get(slot_id) or (ws.gone[slot_id][1] if slot_id in ws.gone else None)
+            slot: Slot | _Gone | None = ws.slots.get(slot_id) or (
+                ws.gone[slot_id][1] if slot_id in ws.gone else None
+            )
         if slot is None:
             raise _not_found("slot", slot_id)
         return slot.public()
@@ -492,7 +556,11 @@ class Host:
         with slot.lock:
             return {"episode": slot.episode.id, "actions": list(slot.episode.log)}
 
-    def screenshot(self, workspace: str, slot_id: str, fmt: str) -> tuple[bytes, dict[str, str]]:
+    def screenshot(
+        self, workspace: str, slot_id: str, fmt: str, since: str | None = None
+    ) -> tuple[bytes, dict[str, str]]:
+        """The screen as PNG or raw RGB. With ``since`` (a raw frame's ``X-Frame-Token``
+        the caller holds), a raw reply may be a delta: the rectangle that changed since."""
         if fmt not in ("png", "raw"):
             raise HostError(
                 422,
@@ -505,22 +573,33 @@ class Host:
             desktop = slot.desktop
             image = desktop.render()
             frame = desktop.frame
-            if fmt == "raw":
-                data = image.tobytes()
-            elif slot._png is not None and slot._png[0] == frame:
-                data = slot._png[1]
-            else:
-                buf = io.BytesIO()
-                image.save(buf, format="PNG", compress_level=1)
-                data = buf.getvalue()
-                slot._png = (frame, data)
+            token = f"{slot.epoch}.{frame}"
+            cached = slot._encoded.get(fmt)
+            if cached is not None and cached[0] == frame:
+                data = cached[1]
+            else:  # encode once per frame and format: polling an idle screen costs nothing
+                if fmt == "raw":
+                    data = pack_rgb(image)
+                else:
+                    buf = io.BytesIO()
+                    image.save(buf, format="PNG", compress_level=1)
+                    data = buf.getvalue()
+                slot._encoded[fmt] = (frame, data)
             slot.episode.refresh()
             headers = {
                 "X-Screen-Width": str(desktop.width),
                 "X-Screen-Height": str(desktop.height),
                 "X-Episode-Status": slot.episode.status,
                 "X-Frame": str(frame),
+                "X-Frame-Token": token,
             }
+            if fmt == "raw":
+                base = slot._served_raw
+                slot._served_raw = (token, data)
+                if since is not None and base is not None and base[0] == since:
+                    boxes, data = frame_delta(base[1], data, desktop.width, desktop.height)
+                    headers["X-Delta-Base"] = since
+                    headers["X-Delta-Boxes"] = ";".join(",".join(map(str, b)) for b in boxes)
         return data, headers
 
     def accessibility(self, workspace: str, slot_id: str) -> dict[str, Any]:
@@ -562,7 +641,9 @@ class Host:
             )
             slot.task.setup(desktop)
             desktop.take_incidents()
-            slot.desktop, slot._png = desktop, None
+            slot.desktop = desktop
+            slot.epoch += 1
+            slot._encoded.clear()
             slot.episode = self._new_episode(slot.task, slot.episode.number + 1)
         return slot.public()
 

@@ -1,0 +1,277 @@
+"""drums-gym benchmarks: figures and ratios side by side, in one run.
+
+Every benchmark talks to a local host started in its own process with ``drums-gym serve``
+(so host and client do not share a GIL), and prints each figure as the median over
+repeated runs, with the ratio a target is stated in:
+
+1. concurrency: one vector step with 100 ms injected per request, for ``fork_vector(8)``,
+   Gymnasium's ``SyncVectorEnv``/``AsyncVectorEnv`` of 8 ``DrumsDesktopEnv``, and one env;
+2. observation cost: client CPU per frame against the floor (Pillow decoding the same bytes
+   in a tight loop), and bytes and decode time per screenshot format;
+3. local host throughput: ``env.step``/s at 1920x1080 for one desktop and for 8 forks, and
+   the latency of ``branch(n=8)`` until every child is valid (gate delay 0);
+4. memory: client resident memory growth over many steps of ``fork_vector(8)``, and the
+   host's live desktops and saved states after.
+
+Run: ``python benchmarks/run.py`` (``--quick`` for a smoke run; ``--only NAME`` for one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import gymnasium as gym
+import numpy as np
+from PIL import Image
+
+import drums_gym  # noqa: F401  (registers Drums/*)
+from drums_gym.client import connect
+from drums_gym.envs import DrumsDesktopEnv
+
+TASK = "e0df059f"
+N = 8
+
+
+@dataclass
+class Row:
+    group: str
+    name: str
+    value: float
+    unit: str
+    note: str = ""
+    target: str = ""
+    ok: bool | None = None
+
+
+ROWS: list[Row] = []
+
+
+def record(group: str, name: str, value: float, unit: str, note: str = "", target: str = "",
+           ok: bool | None = None) -> None:
+    row = Row(group, name, value, unit, note, target, ok)
+    ROWS.append(row)
+    flag = "" if ok is None else ("  ok" if ok else "  MISSED")
+    print(f"  {name:<46} {value:>10.3f} {unit:<8} {note:<28} {target}{flag}", flush=True)
+
+
+@contextmanager
+def serve(*args: str) -> Iterator[str]:
+    """A ``drums-gym serve`` process on a free port; yields its URL."""
+    cmd = [sys.executable, "-m", "drums_gym.cli", "serve", "--port", "0", "--host-desktops",
+           "64", "--live-desktops", "48", "--saved-states", "64", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if "serving at " not in line:
+            raise RuntimeError(f"drums-gym serve did not start: {line}{proc.stderr.read()}")
+        yield line.split("serving at ")[1].split()[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def moves(k: int) -> list[str]:
+    """Distinct pointer moves (so every step changes the screen)."""
+    return [f"pyautogui.moveTo({200 + 37 * ((k + i) % 40)}, {300 + 11 * i})" for i in range(N)]
+
+
+# ---------------------------------------------------------------------------- 1. concurrency
+def bench_concurrency(repeats: int) -> None:
+    print("\n1. concurrency: one vector step, latency_ms=100 per request", flush=True)
+    with serve("--faults", "latency_ms=100", "--gate-delay", "0") as url:
+        env = DrumsDesktopEnv(TASK, url=url, max_steps=10_000)
+        env.reset()
+        k = iter(range(10**6))
+        single = median_time(lambda: env.step(moves(next(k))[0]), repeats)
+        record("concurrency", "single env step", single * 1000, "ms")
+        vec = env.fork_vector(N, autoreset_mode="DISABLED")
+        vec.reset()
+        vec.step(moves(0))
+        forked = median_time(lambda: vec.step(moves(next(k))), repeats)
+        vec.close()
+        env.close()
+        record("concurrency", f"fork_vector({N}) step", forked * 1000, "ms",
+               f"{forked / single:.2f}x single", "<= 1.3x single", forked / single <= 1.3)
+        results = {}
+        for mode in ("sync", "async"):
+            vec = gym.make_vec(f"Drums/{TASK}", num_envs=N, vectorization_mode=mode, url=url,
+                               max_steps=10_000)
+            vec.reset()
+            vec.step(moves(0))
+            results[mode] = median_time(lambda v=vec: v.step(moves(next(k))), repeats)
+            vec.close()
+            record("concurrency", f"{mode.capitalize()}VectorEnv({N}) step",
+                   results[mode] * 1000, "ms", f"{results[mode] / single:.2f}x single")
+        record("concurrency", f"fork_vector({N}) vs AsyncVectorEnv", forked / results["async"],
+               "ratio", "", "< 1 (faster)", forked < results["async"])
+        record("concurrency", f"fork_vector({N}) vs SyncVectorEnv", forked / results["sync"],
+               "ratio", "", "< 1 (faster)", forked < results["sync"])
+
+
+# ---------------------------------------------------------------------------- 2. observation
+def _floor_decode(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image)
+
+
+def bench_observation(frames: int) -> None:
+    print("\n2. observation cost: client CPU per frame against the decode floor", flush=True)
+    with serve("--gate-delay", "0") as url, connect(url=url) as client:
+        slot = client.create(task=TASK)
+        slot.wait_valid()
+        slot.step("pyautogui.moveTo(700, 500)")
+        for fmt in ("png", "raw"):
+            slot.observe(format=fmt).array  # warm: the host caches the encoded frame
+            cpu, floor = [], []
+            for _ in range(frames):  # interleaved, so both see the same machine load
+                start = time.process_time()
+                obs = slot.observe(format=fmt)
+                obs.array
+                cpu.append(time.process_time() - start)
+                start = time.process_time()
+                _floor_decode(obs.data) if fmt == "png" else np.frombuffer(obs.data, np.uint8)
+                floor.append(time.process_time() - start)
+            client_cpu, floor_cpu = statistics.median(cpu), statistics.median(floor)
+            if fmt == "png":
+                ratio = client_cpu / floor_cpu
+                record("observation", "png: client CPU per frame", client_cpu * 1000, "ms",
+                       f"{ratio:.2f}x floor", "<= 1.15x floor", ratio <= 1.15)
+                record("observation", "png: floor (Pillow decode to array)", floor_cpu * 1000,
+                       "ms")
+            else:
+                record("observation", "raw: client CPU per frame", client_cpu * 1000, "ms",
+                       f"{client_cpu / statistics.median(cpu_png):.2f}x png")
+            cpu_png = cpu
+            record("observation", f"{fmt}: bytes per frame", len(obs.data) / 1e6, "MB")
+        slot.delete()
+
+
+# ---------------------------------------------------------------------------- 3. throughput
+def bench_throughput(steps: int, repeats: int) -> None:
+    print("\n3. local host throughput at 1920x1080, no injected latency", flush=True)
+    with serve("--gate-delay", "0") as url:
+        for fmt in ("png", "auto"):
+            env = DrumsDesktopEnv(TASK, url=url, max_steps=10**6, screenshot_format=fmt)
+            env.reset()
+            rates = []
+            for r in range(repeats):
+                actions = [moves(r * steps + i)[0] for i in range(steps)]
+                start = time.perf_counter()
+                for action in actions:
+                    env.step(action)
+                rates.append(steps / (time.perf_counter() - start))
+            rate = statistics.median(rates)
+            ok = rate >= 30 if fmt == "auto" else None
+            record("throughput", f"1 desktop, format={fmt}: env.step", rate, "steps/s",
+                   f"({env.unwrapped._format if hasattr(env, 'unwrapped') else fmt})",
+                   ">= 30 steps/s" if fmt == "auto" else "", ok)
+            vec = env.fork_vector(N, autoreset_mode="DISABLED")
+            vec.reset()
+            vec_rates = []
+            for r in range(repeats):
+                start = time.perf_counter()
+                for i in range(max(1, steps // 4)):
+                    vec.step(moves(r + i))
+                vec_rates.append(N * max(1, steps // 4) / (time.perf_counter() - start))
+            record("throughput", f"{N} forks, format={fmt}: child steps", statistics.median(
+                vec_rates), "steps/s")
+            vec.close()
+            env.close()
+        with connect(url=url) as client:
+            parent = client.create(task=TASK)
+            parent.wait_valid()
+            latencies = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                group = parent.fork(N, keep_state=False)
+                client.map(lambda child: child.wait_valid(), group, workers=N)
+                latencies.append(time.perf_counter() - start)
+                group.close()
+            fork = statistics.median(latencies)
+            record("throughput", f"branch(n={N}) until all valid", fork * 1000, "ms", "",
+                   "<= 200 ms", fork <= 0.2)
+            parent.delete()
+
+
+# ---------------------------------------------------------------------------- 4. memory
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_memory(steps: int) -> None:
+    print(f"\n4. memory over {steps} vector steps of fork_vector({N})", flush=True)
+    with serve("--gate-delay", "0") as url, connect(url=url) as client:
+        env = DrumsDesktopEnv(TASK, client=client, max_steps=25)
+        env.reset()
+        vec = env.fork_vector(N)  # NEXT_STEP: children are replaced every 25 steps
+        vec.reset()
+        for i in range(50):  # warm up allocators and pools
+            vec.step(moves(i))
+        gc.collect()
+        before = rss_mb()
+        for i in range(steps):
+            vec.step(moves(i))
+        gc.collect()
+        growth = rss_mb() - before
+        usage_during = client.host().usage
+        vec.close()
+        env.close()
+        usage = client.host().usage
+        record("memory", "client RSS growth", growth, "MB", f"{steps} vector steps",
+               "<= 50 MB", growth <= 50)
+        record("memory", "live desktops during / after", usage_during.live_desktops, "",
+               f"after: {usage.live_desktops}", "1 + 8 during, 0 after",
+               usage_during.live_desktops == N + 1 and usage.live_desktops == 0)
+        record("memory", "saved states after", usage.saved_states, "", "", "0",
+               usage.saved_states == 0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
+    parser.add_argument("--only", choices=["concurrency", "observation", "throughput", "memory"])
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 7
+    print(f"drums-gym benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    start = time.perf_counter()
+    if args.only in (None, "concurrency"):
+        bench_concurrency(repeats)
+    if args.only in (None, "observation"):
+        bench_observation(10 if args.quick else 40)
+    if args.only in (None, "throughput"):
+        bench_throughput(20 if args.quick else 60, repeats)
+    if args.only in (None, "memory"):
+        bench_memory(100 if args.quick else 1500)
+    missed = [r for r in ROWS if r.ok is False]
+    print(f"\n{len(ROWS)} figures in {time.perf_counter() - start:.0f} s; "
+          f"targets met: {sum(r.ok is True for r in ROWS)}, missed: {len(missed)}")
+    for row in missed:
+        print(f"  missed: {row.group}: {row.name} = {row.value:.3f} {row.unit} ({row.target})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
