@@ -53,3 +53,13 @@ def test_a_pointer_move_is_two_small_rectangles(slot):
 def test_preferred_format_is_raw_on_loopback(local_host):
     with connect(url=local_host.url) as client:
         assert client.preferred_screenshot_format() == "raw"
+
+
+@pytest.mark.parametrize("fmt", ["raw", "png"])
+def test_observe_into_a_batch_row(slot, fmt):
+    batch = np.zeros((2, 1080, 1920, 3), dtype=np.uint8)
+    frame = slot.observe(format=fmt, out=batch[1])
+    assert np.shares_memory(frame.array, batch) and batch[1].any() and not batch[0].any()
+    np.testing.assert_array_equal(batch[1], slot.observe(format="png").array)
+    with pytest.raises(ValueError, match="out"):
+        slot.observe(format=fmt, out=np.zeros((10, 10, 3), np.uint8))

@@ -132,6 +132,8 @@ class Slot:
 
         Raises `DrumsTimeout` when it is still pending after `timeout` seconds.
         """
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout:
+            raise ValueError(f"timeout must be a number of seconds, got {timeout!r}")
         deadline = time.monotonic() + float(timeout)
         episode = self.episode(wait=False) if timeout <= 0 else None
         while episode is None or episode.pending:
@@ -160,20 +162,24 @@ class Slot:
             )
         return episode
 
-    def observe(self, format: str = W.FORMAT_PNG) -> Observation:
+    def observe(self, format: str = W.FORMAT_PNG, *, out: np.ndarray | None = None) -> Observation:
         """A screenshot now (`png` or `raw`); `.array` decodes it to `uint8 (H, W, 3)`.
 
         Raw frames are fetched as deltas where the host offers them: the slot keeps the last
         frame and asks only for what changed since (`?since=`), then rebuilds the screen.
+        With `out` (a writable `uint8 (H, W, 3)` array, e.g. a row of a batch), the screen is
+        written there and `.array` is `out`: no copy of its own.
         """
+        if out is not None and (out.dtype != np.uint8 or out.ndim != 3 or out.shape[2] != 3):
+            raise ValueError(f"out must be a uint8 (H, W, 3) array, got {out.dtype} {out.shape}")
         if format not in W.SCREENSHOT_FORMATS:
             raise ValueError(f"format must be one of {W.SCREENSHOT_FORMATS}, got {format!r}")
         if format == W.FORMAT_RAW:
             with self._raw_lock:
-                return self._observe(format)
-        return self._observe(format)
+                return self._observe(format, out)
+        return self._observe(format, out)
 
-    def _observe(self, format: str) -> Observation:
+    def _observe(self, format: str, out: np.ndarray | None) -> Observation:
         path = W.slot_screenshot_path(self.id)
         params = {W.Q_FORMAT: format}
         base = self._raw_base if format == W.FORMAT_RAW else None
@@ -192,14 +198,22 @@ class Slot:
         if format == W.FORMAT_RAW:
             rebuilt = self._rebuild(base, response.content, headers, width, height, path)
             self._raw_base = (token, rebuilt) if token else None
-            rebuilt = rebuilt.copy()  # the caller's own array; the slot keeps its base
+            # the caller's own array; the slot keeps its base
+            rebuilt = _into(out, rebuilt) if out is not None else rebuilt.copy()
+        frame = _header_int(headers.get(W.H_FRAME))
+        status = headers.get(W.H_EPISODE_STATUS)
+        if out is not None and rebuilt is None:  # PNG into out: decode, then copy there
+            decoded = Observation(
+                format=format, width=width, height=height, data=response.content
+            ).array
+            rebuilt = _into(out, decoded)
         return Observation(
             format=format,
             width=width,
             height=height,
             data=response.content,
-            frame=_header_int(headers.get(W.H_FRAME)),
-            episode_status=headers.get(W.H_EPISODE_STATUS),
+            frame=frame,
+            episode_status=status,
             token=token,
             rebuilt=rebuilt,
         )
@@ -495,3 +509,10 @@ def _header_int(value: str | None) -> int | None:
         return int(value)
     except ValueError:
         return None
+
+
+def _into(out: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    if out.shape != frame.shape:
+        raise ValueError(f"out has shape {out.shape}, the screen is {frame.shape}")
+    np.copyto(out, frame)
+    return out

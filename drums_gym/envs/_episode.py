@@ -66,9 +66,9 @@ class EpisodeRunner:
     last_obs: np.ndarray | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- helpers
-    def _observe(self) -> np.ndarray:
+    def _observe(self, out: np.ndarray | None = None) -> np.ndarray:
         assert self.slot is not None
-        frame = self.slot.observe(format=self.screenshot_format).array
+        frame = self.slot.observe(format=self.screenshot_format, out=out).array
         self.last_obs = frame
         return frame
 
@@ -129,8 +129,9 @@ class EpisodeRunner:
                 slot_id=self.slot.id, episode_id=episode.id, error=_describe(exc)
             )
 
-    def step(self, action: Any) -> StepOutcome:
-        """One Gymnasium step of this episode."""
+    def step(self, action: Any, out: np.ndarray | None = None) -> StepOutcome:
+        """One Gymnasium step of this episode; ``out`` is where to put the frame (a row of
+        a vector env's batch), else a new array."""
         if self.done:
             raise RuntimeError("the episode has ended; call reset() before step()")
         self.steps += 1
@@ -168,7 +169,7 @@ class EpisodeRunner:
             if not self.valid:
                 return self._end_invalid(_timings(t_action), extra)
             start = time.perf_counter()
-            obs = self._observe()
+            obs = self._observe(out)
             if self.accessibility:
                 extra["accessibility"] = self.slot.accessibility()["tree"]
             t_observe = time.perf_counter() - start

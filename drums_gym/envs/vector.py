@@ -224,10 +224,10 @@ class DrumsForkVectorEnv(VectorEnv):
             else:
                 to_step.append(i)
 
-        def run(i: int) -> StepOutcome | tuple[np.ndarray, dict[str, Any]]:
+        def run(i: int) -> StepOutcome:
             runner = self._runners[i]
             assert runner is not None
-            return runner.step(actions[i])
+            return runner.step(actions[i], out=obs[i])  # the frame lands in the batch
 
         results = self._map(run, to_step)
         if to_reset:  # NEXT_STEP autoreset: new forks from the fork point
@@ -237,8 +237,8 @@ class DrumsForkVectorEnv(VectorEnv):
                 infos = self._add_info(infos, info, i)
                 self._needs_reset[i] = False
         for i, outcome in zip(to_step, results, strict=True):
-            assert isinstance(outcome, StepOutcome)
-            obs[i] = outcome.obs
+            if not np.may_share_memory(outcome.obs, obs[i]):
+                obs[i] = outcome.obs  # a frame that did not come from the host (an ended child)
             rewards[i] = outcome.reward
             terminations[i] = outcome.terminated
             truncations[i] = outcome.truncated
