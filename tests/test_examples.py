@@ -77,3 +77,22 @@ def test_llm_policy_renames_the_folder():
     assert "pyautogui.write('todo_list_Jan_2')" in out
     assert "step 2: model said 'The folder is now named todo_list_Jan_2. DONE'" in out
     assert out.rstrip().endswith("episode ended after 2 steps: score 1.0, valid True")
+
+
+def test_embedded_host_faults_from_the_environment():
+    """DRUMS_LOCAL_FAULTS reaches the embedded host: invalid members are counted, not scored."""
+    import json
+
+    env = {**os.environ, "DRUMS_LOCAL_FAULTS": "gate_fail=0.5", "DRUMS_LOCAL_SEED": "1",
+           "DRUMS_LOCAL_GATE_DELAY": "0.05"}
+    env.pop("DRUMS_URL", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "drums_gym.cli", "rollout", "--task", "e0df059f", "--n", "4",
+         "--groups", "2", "--steps", "2", "--json"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    text = json.dumps(summary)
+    assert "gate_failed" in text, "some members were invalid, with their reason"
+    assert "embedded local Drums host" in out.stderr and "gate_fail=0.5" in out.stderr
