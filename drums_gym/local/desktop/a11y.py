@@ -1,14 +1,28 @@
 """The accessibility tree of a `Desktop`, shaped like OSWorld's (pyatspi) trees.
 
-Every node is ``{"role", "name", "position": [x, y], "size": [w, h], "states",
-"children"}`` with screen coordinates; text nodes add ``"text"``. Order: the
-desktop frame's children are the shell (top bar, dock), the desktop icons,
-windows bottom-to-top, then popups (rename popover, context menu).
+Every node is a dict::
+
+    {"role": "push-button", "name": "Close", "position": [x, y], "size": [w, h],
+     "states": ["enabled", "showing", ...], "children": [...]}
+
+with screen coordinates (``position`` is the top-left corner). Optional keys:
+``text`` (the text of entries, labels, terminals, the location bar),
+``description`` (``"Folder"``/``"File"`` on file icons), ``caret`` and
+``selection`` (entries). Roles are AT-SPI role names with spaces as dashes, as
+OSWorld's XML tags are; `ROLES` lists those the simulator uses and
+``docs/accessibility.md`` describes each. Order: the desktop frame's children
+are the shell (top bar, dock), the desktop icons, the windows bottom-to-top,
+then popups (rename popover, context menu). Only what is on screen is in the
+tree (minimized windows and scrolled-away file icons are left out).
+
+`to_xml` renders a tree as OSWorld's XML form (``<push-button name="Close"
+st:showing="true" cp:screencoord="(x, y)" cp:size="(w, h)">``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree as ET
 
 from . import shell
 from .actions import DESKTOP_DIR
@@ -17,7 +31,39 @@ from .windows import node
 if TYPE_CHECKING:
     from .desktop import Desktop
 
-__all__ = ["tree"]
+__all__ = ["NAMESPACES", "ROLES", "to_xml", "tree"]
+
+#: OSWorld's namespaces for the XML form (Ubuntu).
+NAMESPACES: dict[str, str] = {
+    "st": "https://accessibility.ubuntu.example.org/ns/state",
+    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
+    "cp": "https://accessibility.ubuntu.example.org/ns/component",
+}
+
+#: The roles the simulator's trees use, and what carries each.
+ROLES: dict[str, str] = {
+    "desktop-frame": "the root: the whole screen",
+    "panel": "the top bar",
+    "tool-bar": "the dock; a Files window's location (path) bar",
+    "push-button": "buttons: dock launchers, window controls, path-bar crumbs, Back, Restore…",
+    "label": "static text: the clock, popover titles and messages",
+    "layered-pane": "icon containers: the desktop (Desktop Icons), a Files view (Files View)",
+    "icon": "a file or folder: on the desktop or in a Files view",
+    "frame": "a top-level window (its name is the title)",
+    "list": "the Places sidebar of Files",
+    "list-item": "a place in the sidebar (Home, Desktop, Trash, …)",
+    "info-bar": "the Trash bar of Files (Restore, Empty…)",
+    "entry": "an editable single-line text field (rename popover, typed location)",
+    "dialog": "the rename / new-folder popover",
+    "menu": "a context menu (or the Empty Trash confirmation)",
+    "menu-item": "an item of a menu",
+    "separator": "a line between menu items",
+    "page-tab-list": "the tabs of the Properties dialog",
+    "page-tab": "a tab (Basic, Permissions)",
+    "combo-box": "a drop-down (Properties: Owner/Group/Others Access; text: the value)",
+    "check-box": "a check box (Properties: Allow executing file as program)",
+    "terminal": "the text area of a Terminal window (its text is the screen's text)",
+}
 
 
 def tree(desk: Desktop) -> dict[str, Any]:
@@ -43,3 +89,34 @@ def tree(desk: Desktop) -> dict[str, Any]:
     if desk.menu is not None:
         root["children"].append(desk.menu.accessibility())
     return root
+
+
+def _element(n: dict[str, Any]) -> ET.Element:
+    attrs = {"name": str(n.get("name", ""))}
+    states = n.get("states", [])
+    for state in states:
+        attrs[f"{{{NAMESPACES['st']}}}{state.replace('-', '_')}"] = "true"
+    if n.get("description"):
+        attrs[f"{{{NAMESPACES['attr']}}}description"] = str(n["description"])
+    if "showing" in states and "visible" in states:
+        (x, y), (w, h) = n["position"], n["size"]
+        attrs[f"{{{NAMESPACES['cp']}}}screencoord"] = f"({x}, {y})"
+        attrs[f"{{{NAMESPACES['cp']}}}size"] = f"({w}, {h})"
+    el = ET.Element(str(n["role"]), attrs)
+    if n.get("text"):
+        el.text = str(n["text"])
+    el.extend(_element(c) for c in n.get("children", ()))
+    return el
+
+
+def to_xml(tree: dict[str, Any]) -> str:
+    """The tree as OSWorld's XML (tags are roles; ``st:`` states, ``cp:`` geometry).
+
+    >>> from drums_gym.local.desktop import Desktop
+    >>> xml = to_xml(Desktop().accessibility())
+    >>> xml.startswith('<desktop-frame ') and 'cp:screencoord="(0, 0)"' in xml
+    True
+    """
+    for prefix, uri in NAMESPACES.items():
+        ET.register_namespace(prefix, uri)
+    return ET.tostring(_element(tree), encoding="unicode")

@@ -7,7 +7,9 @@ reused by later apps.
 
 from __future__ import annotations
 
-from .files_window import FolderWindow
+from . import file_ops
+from .files_properties import open_properties
+from .files_window import TRASH_URI, FolderWindow
 from .fs import HOME, FileSystem, split_ext
 from .icons import IconGrid
 from .popups import SEPARATOR, Menu, MenuItem, RenamePopover, rename_problem
@@ -67,8 +69,8 @@ class DesktopActions:
         return DOCK_W, TOP_BAR_H, self.width, self.height
 
     def open_folder(self, path: str) -> FolderWindow:
-        """Open (or raise) a Files window on ``path``."""
-        path = self.fs.normpath(path)
+        """Open (or raise) a Files window on ``path`` (a folder, or ``trash:///``)."""
+        path = path if path == TRASH_URI else self.fs.normpath(path)
         for w in self.windows:
             if isinstance(w, FolderWindow) and w.path == path:
                 self.raise_window(w)
@@ -85,6 +87,9 @@ class DesktopActions:
 
     def launch(self, app: str) -> None:
         """A dock click: Files raises its windows or opens Home; other apps come later."""
+        if app == "trash":
+            self.open_folder(TRASH_URI)
+            return
         if app != "files":
             return
         mine = [w for w in self.windows if w.app == "files"]
@@ -107,19 +112,27 @@ class DesktopActions:
         path = f"{DESKTOP_DIR}/{name}"
         if not self.fs.exists(path) or name not in self.grid.slots:
             return
-        is_dir = self.fs.is_dir(path)
-        end = len(name) if is_dir else len(split_ext(name)[0])
-        self.menu = None
-        self.rename = RenamePopover(path, is_dir, self.grid.hit_box(name),
-                                    (self.width, self.height), TextField(name, end, 0))
+        self.start_rename_path(path, self.grid.hit_box(name))
         self.selected = {name}
+
+    def start_rename_path(self, path: str, anchor: tuple[int, int, int, int],
+                          owner: Window | None = None, creating: bool = False,
+                          name: str = "") -> None:
+        """The rename popover for any ``path`` under ``anchor`` (a screen box); with
+        ``creating``, Files' New Folder popover creating ``name`` in the folder ``path``."""
+        is_dir = creating or self.fs.is_dir(path)
+        text = name if creating else path.rsplit("/", 1)[1]
+        end = len(text) if is_dir else len(split_ext(text)[0])
+        self.menu = None
+        self.rename = RenamePopover(path, is_dir, anchor, (self.width, self.height),
+                                    TextField(text, end, 0), creating=creating, owner=owner)
         self.validate_rename()
 
     def validate_rename(self) -> None:
         pop = self.rename
         if pop is None:
             return
-        siblings = set(self.fs.listdir(pop.path.rsplit("/", 1)[0]))
+        siblings = set(self.fs.listdir(pop.parent)) if self.fs.is_dir(pop.parent) else set()
         pop.ok, pop.message = rename_problem(pop.field.text, pop.old_name, siblings, pop.is_dir)
 
     def commit_rename(self, cancel_if_invalid: bool = False) -> bool:
@@ -129,7 +142,7 @@ class DesktopActions:
         if pop is None:
             return False
         new = pop.field.text
-        if new == pop.old_name:
+        if new == pop.old_name and not pop.creating:
             self.rename = None
             return True
         self.validate_rename()
@@ -139,15 +152,21 @@ class DesktopActions:
             elif not pop.message:
                 pop.message = "The name cannot be empty."
             return False
-        parent = pop.path.rsplit("/", 1)[0]
-        new_path = f"{parent}/{new}"
+        parent = pop.parent
+        new_path = f"{parent.rstrip('/')}/{new}"
+        self.rename = None
+        if pop.creating:
+            self.fs.mkdir(new_path)
+            if pop.owner is not None:
+                pop.owner.path_created(new_path)
+            return True
         self.fs.rename(pop.path, new_path)
-        self.grid.rename(pop.old_name, new)
-        if pop.old_name in self.selected:
-            self.selected = (self.selected - {pop.old_name}) | {new}
+        if parent == DESKTOP_DIR:
+            self.grid.rename(pop.old_name, new)
+            if pop.old_name in self.selected:
+                self.selected = (self.selected - {pop.old_name}) | {new}
         for w in self.windows:
             w.path_moved(pop.path, new_path)
-        self.rename = None
         return True
 
     def new_folder(self, near: tuple[int, int]) -> str:
@@ -174,34 +193,14 @@ class DesktopActions:
 
     def paste(self) -> None:
         """Paste copied/cut files into ~/Desktop ("name (copy)" on clashes)."""
-        if self.clipboard is None:
-            return
-        op, paths = self.clipboard
-        pasted: set[str] = set()
-        for src in paths:
-            if not self.fs.exists(src):
-                continue
-            name = src.rsplit("/", 1)[1]
-            if op == "cut":
-                if src.rsplit("/", 1)[0] != DESKTOP_DIR:
-                    name = self._free_copy_name(name)
-                    self.fs.rename(src, f"{DESKTOP_DIR}/{name}")
-            else:
-                name = self._free_copy_name(name)
-                self.fs.copy(src, f"{DESKTOP_DIR}/{name}")
-            pasted.add(name)
-        if op == "cut":
-            self.clipboard = None
-        self.selected = pasted
+        self.selected = set(self.paste_into(DESKTOP_DIR))
 
-    def _free_copy_name(self, name: str) -> str:
-        if not self.fs.exists(f"{DESKTOP_DIR}/{name}"):
-            return name
-        stem, ext = split_ext(name)
-        candidate, n = f"{stem} (copy){ext}", 2
-        while self.fs.exists(f"{DESKTOP_DIR}/{candidate}"):
-            candidate, n = f"{stem} (copy {n}){ext}", n + 1
-        return candidate
+    def paste_into(self, directory: str) -> list[str]:
+        """Paste the clipboard into ``directory`` (a cut is consumed); the new names."""
+        pasted = file_ops.paste(self.fs, self.clipboard, directory)
+        if self.clipboard is not None and self.clipboard[0] == "cut":
+            self.clipboard = None
+        return pasted
 
     # -- menus ------------------------------------------------------------
     def hovered_menu_item(self) -> int | None:
@@ -242,6 +241,10 @@ class DesktopActions:
         """Run a context-menu item (closes the menu first). Unknown actions are no-ops."""
         menu, targets = self.menu, list(self.menu_targets)
         self.menu, self.menu_targets = None, ()
+        if menu is not None and menu.owner is not None:
+            if menu.owner in self.windows:
+                menu.owner.run_menu_action(self, action, targets)
+            return
         if action == "open":
             self.open_paths(targets)
         elif action == "rename" and len(targets) == 1:
@@ -250,6 +253,8 @@ class DesktopActions:
             self.trash(targets)
         elif action in ("cut", "copy"):
             self.set_clipboard(action, targets)
+        elif action == "properties" and targets:
+            open_properties(self, f"{DESKTOP_DIR}/{targets[0]}")
         elif action == "show-in-files" or action == "show-desktop":
             win = self.open_folder(DESKTOP_DIR)
             win.selected = set(targets)

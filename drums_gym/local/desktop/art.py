@@ -41,7 +41,7 @@ def wallpaper(width: int, height: int) -> Image.Image:
     rgb = rgb + (255.0 - rgb) * light[..., None] * 0.6
     vignette = 1.0 - 0.25 * ((u - 0.5) ** 2 + (v - 0.5) ** 2)
     rgb = np.clip(rgb * vignette[..., None], 0, 255).astype(np.uint8)
-    small = Image.fromarray(rgb, "RGB")
+    small = Image.fromarray(rgb)
     return small.resize((width, height), Image.Resampling.BICUBIC)
 
 
@@ -63,7 +63,7 @@ def folder_icon(size: int, accent: tuple[int, int, int] = (233, 84, 32)) -> Imag
     grad = np.linspace(1.08, 0.9, s, dtype=np.float32)[:, None, None]
     arr = np.asarray(front).astype(np.float32)
     arr[..., :3] = np.clip(arr[..., :3] * grad, 0, 255)
-    front = Image.fromarray(arr.astype(np.uint8), "RGBA")
+    front = Image.fromarray(arr.astype(np.uint8))
     img.alpha_composite(front)
     d = ImageDraw.Draw(img)
     d.line((s * 0.08, s * 0.36, s * 0.92, s * 0.36), fill=(255, 255, 255, 90), width=_SS * 2)

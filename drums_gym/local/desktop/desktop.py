@@ -23,6 +23,7 @@ from drums_gym.actions.events import (
 
 from .a11y import tree
 from .actions import DESKTOP_DIR, DesktopActions
+from .drag import DragAndDrop
 from .fs import DEFAULT_EPOCH, FileSystem, SimClock
 from .icons import IconGrid
 from .keyboard import KeyboardInput
@@ -30,6 +31,7 @@ from .keys import Modifiers, normalize_key
 from .popups import Menu, RenamePopover
 from .render import compose_scene, pointer_overlay
 from .shell import dock_app_at
+from .terminal_host import TerminalApps
 from .theme import DOCK_W, TOP_BAR_H
 from .windows import Window
 
@@ -40,7 +42,7 @@ DOUBLE_CLICK_DISTANCE = 5  # pixels
 _SHARED = frozenset({"_image", "_scene"})  # immutable caches a clone may share
 
 
-class Desktop(KeyboardInput, DesktopActions):
+class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
     """An Ubuntu-like desktop: filesystem, icons, windows, menus; fed `Event`s, rendered by Pillow.
 
     ``frame`` counts visible changes (it increments exactly when the rendered
@@ -129,7 +131,9 @@ class Desktop(KeyboardInput, DesktopActions):
             elif isinstance(ev, Sleep):
                 self.advance(ev.seconds)
             elif isinstance(ev, Scroll):
-                pass  # the desktop and the minimal windows do not scroll yet
+                w = self.window_at(*self.pointer) if self.menu is None else None
+                if w is not None:
+                    w.on_scroll(self, ev.dx, ev.dy)
             else:
                 raise TypeError(f"events: expected input events, got {ev!r}")
             self._sync_model()
@@ -142,8 +146,9 @@ class Desktop(KeyboardInput, DesktopActions):
             return self._image
         scene_key = self._key[:-1]
         if self._scene is None or self._scene_key != scene_key:
-            self._scene, self._scene_key = compose_scene(self), scene_key
-        self._image = pointer_overlay(self._scene, self.pointer)
+            self._scene = self._patched_scene(scene_key) or compose_scene(self)
+            self._scene_key = scene_key
+        self._image = pointer_overlay(self._scene, self.pointer, self.dnd_overlay())
         self._image_frame = self._frame
         return self._image
 
@@ -205,7 +210,21 @@ class Desktop(KeyboardInput, DesktopActions):
         wins = tuple((w.render_key(self), w is active) for w in self.windows)
         running = tuple(sorted({w.app for w in self.windows}))
         return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins, running,
-                self.pointer)
+                (self.pointer, self.dnd_key()))
+
+    def _patched_scene(self, key: tuple[Any, ...]) -> Image.Image | None:
+        """The previous scene with only the top window redrawn, when nothing else changed
+        (keys as `_visual_key` builds them, without the pointer; index 5 holds the windows)."""
+        old, scene = self._scene_key, self._scene
+        if old is None or scene is None or key[3] is not None or key[4] is not None:
+            return None
+        if old[:5] != key[:5] or old[6:] != key[6:] or len(old[5]) != len(key[5]):
+            return None
+        wins_old, wins = old[5], key[5]
+        if not wins or wins_old[:-1] != wins[:-1] or wins_old[-1][1] != wins[-1][1]:
+            return None
+        img = scene.copy()
+        return img if self.windows[-1].patch(img, self, wins[-1][1], wins_old[-1][0]) else None
 
     def _sync(self) -> None:
         self._sync_model()
@@ -236,6 +255,7 @@ class Desktop(KeyboardInput, DesktopActions):
             w, dx, dy = self._drag
             px, py = self.pointer
             w.move_to(px - dx, max(TOP_BAR_H, py - dy))
+        self.dnd_motion()
 
     def _count_clicks(self, x: int, y: int) -> int:
         last, now = self._last_click, self.clock
@@ -253,6 +273,7 @@ class Desktop(KeyboardInput, DesktopActions):
         self._buttons.add(button)
         x, y = self.pointer
         clicks = self._count_clicks(x, y) if button == "left" else 1
+        self.dnd_press(button)
         if self.menu is not None:
             if self.menu.contains(x, y):
                 self.menu.pressed = self.menu.item_at(x, y)
@@ -329,6 +350,8 @@ class Desktop(KeyboardInput, DesktopActions):
             return
         self._buttons.discard(button)
         x, y = self.pointer
+        if self.dnd_release(button):
+            return
         if self._drag is not None and button == "left":
             self._drag = None
             return

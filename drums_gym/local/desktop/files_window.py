@@ -1,296 +1,368 @@
-"""A Files (Nautilus)-like window showing one folder: path bar, sidebar, icon grid."""
+"""A Files (Nautilus 42)-like window: location bar, sidebar of places, an icon view.
+
+`FilesModel` holds the state and geometry, `files_view` draws it and builds its
+accessibility nodes; this module handles input and runs the operations.
+
+Mouse: click selects, ctrl+click toggles, shift+click selects a range,
+double-click opens, right-click opens a context menu. Keys: Enter / ctrl+O
+open, F2 rename, Delete trash, ctrl+C / ctrl+X / ctrl+V copy, cut, paste,
+ctrl+A select all, ctrl+shift+N new folder, ctrl+L type a location,
+alt+Left / alt+Right / alt+Up / Backspace navigate, ctrl+H hidden files,
+arrows move the selection, Menu / shift+F10 the context menu.
+"""
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
-from . import art
+from . import file_ops, files_view
+from .files_model import (
+    PLACES,
+    SIDEBAR_W,
+    TRASH_BAR_H,
+    TRASH_URI,
+    FilesModel,
+    Item,
+    display_name,
+    inside,
+)
+from .files_properties import open_properties
 from .fs import HOME
-from .theme import ACCENT, SIDEBAR_BG, TEXT, TEXT_DIM, ellipsize, font, rounded, wrap
-from .windows import Box, Window, node
+from .popups import SEPARATOR, Menu, MenuItem
+from .textfield import TextField
 
 if TYPE_CHECKING:
     from .desktop import Desktop
 
-__all__ = ["FolderWindow"]
+__all__ = ["PLACES", "TRASH_URI", "FolderWindow", "Item", "display_name"]
 
-SIDEBAR_W = 210
-TILE_W, TILE_H, ICON = 112, 118, 64
-PLACES: tuple[tuple[str, str], ...] = (
-    ("Recent", ""), ("Starred", ""), ("Home", HOME), ("Desktop", HOME + "/Desktop"),
-    ("Documents", HOME + "/Documents"), ("Downloads", HOME + "/Downloads"),
-    ("Music", HOME + "/Music"), ("Pictures", HOME + "/Pictures"),
-    ("Videos", HOME + "/Videos"), ("Trash", ""), ("Other Locations", ""),
-)
+SCROLL_STEP = 48  # pixels per wheel click
 
 
-def display_name(path: str) -> str:
-    return "Home" if path == HOME else ("/" if path == "/" else path.rsplit("/", 1)[1])
+class FolderWindow(FilesModel):
+    """A Files window on ``path`` (a folder, or ``trash:///``)."""
 
-
-def _house(d: ImageDraw.ImageDraw, x: int, cy: int, fill: tuple[int, int, int]) -> None:
-    d.polygon([(x, cy - 1), (x + 7, cy - 8), (x + 14, cy - 1)], fill=fill)
-    d.rectangle((x + 2, cy - 1, x + 12, cy + 7), fill=fill)
-    d.rectangle((x + 6, cy + 2, x + 8, cy + 7), fill=(255, 255, 255))
-
-
-def _place_glyph(d: ImageDraw.ImageDraw, label: str, x: int, cy: int) -> None:
-    """A small symbolic icon for a sidebar place."""
-    c = (90, 90, 90)
-    if label == "Home":
-        _house(d, x, cy, c)
-    elif label == "Recent":
-        d.ellipse((x, cy - 7, x + 14, cy + 7), outline=c, width=2)
-        d.line((x + 7, cy - 4, x + 7, cy, x + 10, cy + 2), fill=c, width=2)
-    elif label == "Starred":
-        pts = []
-        for i in range(10):
-            r = 7.5 if i % 2 == 0 else 3.2
-            a = math.pi / 2 + i * math.pi / 5
-            pts.append((x + 7 + r * math.cos(a), cy - r * math.sin(a)))
-        d.polygon(pts, outline=c, width=2)
-    elif label == "Trash":
-        d.rectangle((x + 2, cy - 4, x + 12, cy + 7), outline=c, width=2)
-        d.line((x, cy - 6, x + 14, cy - 6), fill=c, width=2)
-    elif label == "Other Locations":
-        d.line((x + 7, cy - 7, x + 7, cy + 7), fill=c, width=2)
-        d.line((x, cy, x + 14, cy), fill=c, width=2)
-    else:
-        d.polygon([(x, cy - 6), (x + 5, cy - 6), (x + 7, cy - 4), (x + 14, cy - 4),
-                   (x + 14, cy + 6), (x, cy + 6)], outline=c, width=2)
-
-
-class FolderWindow(Window):
-    """Lists ``path``; double-click a folder to enter it, Back / alt+Left to return."""
-
-    app: ClassVar[str] = "files"
-
-    def __init__(self, box: Box, path: str) -> None:
-        super().__init__(box)
-        self.path = path
-        self.history: list[str] = []
-        self.selected: set[str] = set()
-
-    @property
-    def title(self) -> str:
-        return display_name(self.path)
-
-    # -- model ------------------------------------------------------------
-    def entries(self, host: Desktop) -> list[str]:
-        if not host.fs.is_dir(self.path):
-            return []
-        return [n for n in host.fs.listdir(self.path) if not n.startswith(".")]
-
-    def navigate(self, path: str, remember: bool = True) -> None:
-        if path != self.path:
-            if remember:
-                self.history.append(self.path)
-            self.path, self.selected = path, set()
-
-    def sync(self, host: Desktop) -> None:
-        while not host.fs.is_dir(self.path) and self.path != "/":
-            self.path = self.path.rsplit("/", 1)[0] or "/"
-        self.selected &= set(self.entries(host))
-
-    def path_moved(self, old: str, new: str) -> None:
-        if self.path == old or self.path.startswith(old + "/"):
-            self.path = new + self.path[len(old):]
-        self.history = [new + p[len(old):] if p == old or p.startswith(old + "/") else p
-                        for p in self.history]
-
-    def render_key(self, host: Desktop) -> tuple[Any, ...]:
-        kinds = tuple((n, host.fs.is_dir(f"{self.path}/{n}")) for n in self.entries(host))
-        return (*super().render_key(host), self.path, bool(self.history),
-                tuple(sorted(self.selected)), kinds)
-
-    # -- geometry ---------------------------------------------------------
-    def _back_rect(self) -> Box:
-        cy = self.y + self.HEADER_H // 2
-        return self.x + 8, cy - 16, self.x + 40, cy + 16
-
-    def _pathbar_rect(self) -> Box:
-        cy = self.y + self.HEADER_H // 2
-        return self.x + 84, cy - 16, self.x + self.w - 320, cy + 16
-
-    def _tile(self, i: int) -> Box:
-        cx0, cy0, cx1, _ = self.content_rect()
-        per_row = max(1, (cx1 - cx0 - SIDEBAR_W - 24) // TILE_W)
-        row, col = divmod(i, per_row)
-        x = cx0 + SIDEBAR_W + 12 + col * TILE_W
-        y = cy0 + 12 + row * TILE_H
-        return x, y, x + TILE_W - 6, y + TILE_H - 6
-
-    def _place_rect(self, i: int) -> Box:
-        cx0, cy0, _, _ = self.content_rect()
-        y = cy0 + 8 + i * 36 + (8 if i >= 2 else 0)
-        return cx0 + 6, y, cx0 + SIDEBAR_W - 6, y + 34
-
-    def header_widget_at(self, x: int, y: int) -> bool:
-        for x0, y0, x1, y1 in (self._back_rect(), self._pathbar_rect()):
-            if x0 <= x < x1 and y0 <= y < y1:
-                return True
-        return False
-
-    # -- drawing ----------------------------------------------------------
+    # -- drawing and accessibility (files_view) ---------------------------
     def draw_header(self, img: Image.Image, d: ImageDraw.ImageDraw, host: Desktop,
                     active: bool) -> None:
-        fg = TEXT if active else TEXT_DIM
-        for i, glyph in enumerate(("<", ">")):
-            x0, y0, x1, y1 = self._back_rect()
-            x0, x1 = x0 + i * 36, x1 + i * 36
-            on = bool(self.history) if i == 0 else False
-            rounded(d, (x0, y0, x1, y1), 6, fill=(222, 221, 219) if on else None)
-            d.text(((x0 + x1) // 2, (y0 + y1) // 2), glyph, font=font(16, bold=True),
-                   fill=fg if on else (180, 180, 180), anchor="mm")
-        px0, py0, px1, py1 = self._pathbar_rect()
-        rounded(d, (px0, py0, px1, py1), 6, fill=(255, 255, 255), outline=(210, 208, 206))
-        parts = self._crumbs()
-        x, f, fb = px0 + 10, font(14), font(14, bold=True)
-        if parts[0][1] == HOME:
-            _house(d, x, (py0 + py1) // 2, fg)
-            x += 20
-        for i, (label, _) in enumerate(parts):
-            last = i == len(parts) - 1
-            label = ellipsize(label, fb if last else f, max(40, px1 - x - 30))
-            d.text((x, (py0 + py1) // 2), label, font=fb if last else f, fill=fg, anchor="lm")
-            x += int((fb if last else f).getlength(label)) + 8
-            if not last:
-                d.text((x, (py0 + py1) // 2), "/", font=f, fill=TEXT_DIM, anchor="lm")
-                x += 14
-        cy = self.y + self.HEADER_H // 2
-        cx = px1 + 26
-        d.ellipse((cx - 7, cy - 7, cx + 3, cy + 3), outline=fg, width=2)
-        d.line((cx + 2, cy + 2, cx + 7, cy + 7), fill=fg, width=2)
-        cx += 40
-        for dy in (-5, 0, 5):
-            d.line((cx - 7, cy + dy, cx + 7, cy + dy), fill=fg, width=2)
-
-    def _crumbs(self) -> list[tuple[str, str]]:
-        if self.path == HOME or self.path.startswith(HOME + "/"):
-            out, cur = [("Home", HOME)], HOME
-            rest = self.path[len(HOME):]
-        else:
-            out, cur, rest = [("/", "/")], "", self.path
-        for part in rest.split("/"):
-            if part:
-                cur = f"{cur}/{part}"
-                out.append((part, cur))
-        return out
+        files_view.draw_header(self, img, d, host, active)
 
     def draw_content(self, img: Image.Image, d: ImageDraw.ImageDraw, host: Desktop,
                      active: bool) -> None:
-        cx0, cy0, cx1, cy1 = self.content_rect()
-        d.rectangle((cx0, cy0 + 1, cx0 + SIDEBAR_W, cy1 - 8), fill=SIDEBAR_BG)
-        d.rounded_rectangle((cx0, cy0 + 1, cx0 + SIDEBAR_W, cy1), radius=10, fill=SIDEBAR_BG,
-                            corners=(False, False, False, True))
-        d.line((cx0 + SIDEBAR_W, cy0 + 1, cx0 + SIDEBAR_W, cy1), fill=(220, 218, 216))
-        for i, (label, path) in enumerate(PLACES):
-            x0, y0, x1, y1 = self._place_rect(i)
-            if path and path == self.path:
-                rounded(d, (x0, y0, x1, y1), 6, fill=(222, 221, 219))
-            d.text((x0 + 36, (y0 + y1) // 2), label, font=font(14), fill=TEXT, anchor="lm")
-            _place_glyph(d, label, x0 + 10, (y0 + y1) // 2)
-        names = self.entries(host)
-        if not names:
-            mx = (cx0 + SIDEBAR_W + cx1) // 2
-            my = (cy0 + cy1) // 2
-            big = art.folder_icon(128, (200, 200, 200))
-            img.paste(big, (mx - 64, my - 110), big)
-            d.text((mx, my + 40), "Folder is Empty", font=font(20, bold=True),
-                   fill=(160, 160, 160), anchor="mm")
-            return
-        f = font(13)
-        for i, name in enumerate(names):
-            x0, y0, x1, y1 = self._tile(i)
-            if y1 > cy1:
-                break
-            sel = name in self.selected
-            if sel:
-                rounded(d, (x0, y0, x1, y1), 8, fill=(250, 221, 208))
-            is_dir = host.fs.is_dir(f"{self.path}/{name}")
-            icon = art.folder_icon(ICON) if is_dir else art.document_icon(ICON)
-            img.paste(icon, ((x0 + x1) // 2 - ICON // 2, y0 + 4), icon)
-            for j, line in enumerate(wrap(name, f, TILE_W - 14, 3 if sel else 2)):
-                cx, ty = (x0 + x1) // 2, y0 + ICON + 12 + j * 17
-                if sel:
-                    half = int(f.getlength(line)) // 2 + 4
-                    rounded(d, (cx - half, ty - 2, cx + half, ty + 15), 4, fill=ACCENT)
-                d.text((cx, ty), line, font=f, fill=(255, 255, 255) if sel else TEXT, anchor="ma")
+        files_view.draw_content(self, img, d, host, active)
 
-    # -- input ------------------------------------------------------------
-    def _item_at(self, host: Desktop, x: int, y: int) -> str | None:
-        for i, name in enumerate(self.entries(host)):
-            x0, y0, x1, y1 = self._tile(i)
-            if x0 <= x < x1 and y0 <= y < y1:
-                return name
+    def content_accessibility(self, host: Desktop) -> list[dict[str, Any]]:
+        return files_view.accessibility(self, host)
+
+    # -- mouse ------------------------------------------------------------
+    def item_at(self, host: Desktop, x: int, y: int) -> Item | None:
+        if not inside(self.view_rect(), x, y):
+            return None
+        for i, item in enumerate(self.items(host)):
+            if inside(self.tile(i), x, y):
+                return item
         return None
 
-    def back(self) -> None:
-        if self.history:
-            self.navigate(self.history.pop(), remember=False)
-
     def on_press(self, host: Desktop, x: int, y: int, button: str, clicks: int) -> None:
-        bx0, by0, bx1, by1 = self._back_rect()
-        if bx0 <= x < bx1 and by0 <= y < by1:
-            self.back()
+        if y < self.y + self.HEADER_H:
+            self._press_header(host, x, y, button)
             return
+        self.location = None
         cx0, cy0, _, _ = self.content_rect()
-        if y >= cy0 and x < cx0 + SIDEBAR_W:
+        if x < cx0 + SIDEBAR_W:
             for i, (_, path) in enumerate(PLACES):
-                x0, y0, x1, y1 = self._place_rect(i)
-                if path and x0 <= x < x1 and y0 <= y < y1 and host.fs.is_dir(path):
+                if path and inside(self.place_rect(i), x, y) and button == "left" and (
+                        path == TRASH_URI or host.fs.is_dir(path)):
                     self.navigate(path)
             return
-        if y < cy0:
+        if self.in_trash and y < cy0 + TRASH_BAR_H:
+            for label, box in self.trash_button_rects().items():
+                if inside(box, x, y) and button == "left":
+                    self._trash_button(host, label)
             return
-        name = self._item_at(host, x, y)
-        if name is None:
-            self.selected = set()
-        elif host.mods.ctrl and button == "left":
-            self.selected ^= {name}
+        self._press_view(host, x, y, button, clicks)
+
+    def _press_header(self, host: Desktop, x: int, y: int, button: str) -> None:
+        if button != "left":
+            return
+        if inside(self.back_rect(), x, y):
+            self.back()
+        elif inside(self.forward_rect(), x, y):
+            self.forward()
+        elif self.location is None:
+            for _, path, box in self.crumb_rects():
+                if inside(box, x, y):
+                    self.navigate(path)
+                    return
+
+    def _press_view(self, host: Desktop, x: int, y: int, button: str, clicks: int) -> None:
+        item = self.item_at(host, x, y)
+        mods = host.mods
+        if button == "right":
+            if item is None:
+                self.selected = set()
+            elif item.key not in self.selected:
+                self._select_only(item.key)
+            self.open_menu(host, (x, y))
+            return
+        if button != "left":
+            return
+        if item is None:
+            if not (mods.ctrl or mods.shift):
+                self.selected = set()
+        elif mods.ctrl:
+            self.selected ^= {item.key}
+            self.cursor = self.anchor = item.key
+        elif mods.shift and self.anchor is not None:
+            self.selected = self._range(host, self.anchor, item.key)
+            self.cursor = item.key
         else:
-            self.selected = {name}
-            if clicks >= 2 and button == "left":
-                self._open(host, name)
+            self._select_only(item.key)
+            if clicks >= 2:
+                self.open_items(host, [item])
 
-    def _open(self, host: Desktop, name: str) -> None:
-        path = f"{self.path}/{name}"
-        if host.fs.is_dir(path):
-            self.navigate(path)
+    def _range(self, host: Desktop, a: str, b: str) -> set[str]:
+        keys = self.entries(host)
+        i, j = sorted((keys.index(a), keys.index(b)))
+        return set(keys[i:j + 1])
 
+    def on_scroll(self, host: Desktop, dx: int, dy: int) -> None:
+        count = len(self.items(host))
+        self.scroll = max(0, min(self.scroll - dy * SCROLL_STEP, self.max_scroll(count)))
+
+    # -- operations -------------------------------------------------------
+    def open_items(self, host: Desktop, items: list[Item]) -> None:
+        """Enter the first folder; further folders open in new windows (files: no app)."""
+        folders = [i for i in items if i.is_dir and not self.in_trash]
+        if folders:
+            for extra in folders[1:]:
+                host.open_folder(extra.path)
+            host.raise_window(self)
+            self.navigate(folders[0].path)
+
+    def rename_selected(self, host: Desktop) -> None:
+        items = self.selected_items(host)
+        if len(items) == 1 and not self.in_trash:
+            i = self.entries(host).index(items[0].key)
+            self._reveal(i)
+            host.start_rename_path(items[0].path, self.tile(i), owner=self)
+
+    def new_folder(self, host: Desktop) -> None:
+        if self.in_trash or not host.fs.is_dir(self.path):
+            return
+        name = host.fs.unique_name(self.path, "Untitled Folder", "{stem} {n}")
+        vx0, vy0, vx1, _ = self.view_rect()
+        cx = (vx0 + vx1) // 2
+        host.start_rename_path(self.path, (cx - 40, vy0 - 4, cx + 40, vy0 + 4), owner=self,
+                               creating=True, name=name)
+
+    def trash_selected(self, host: Desktop) -> None:
+        if not self.in_trash:
+            file_ops.trash(host.fs, [i.path for i in self.selected_items(host)])
+            self.selected = set()
+
+    def restore_selected(self, host: Desktop) -> None:
+        file_ops.restore(host.fs, sorted(self.selected))
+
+    def copy_selected(self, host: Desktop, op: str) -> None:
+        items = self.selected_items(host)
+        if items and not self.in_trash:
+            host.clipboard = (op, tuple(i.path for i in items))
+
+    def paste(self, host: Desktop) -> None:
+        if not self.in_trash:
+            names = host.paste_into(self.path)
+            if names:
+                self.selected, self.cursor, self.anchor = set(names), names[0], names[0]
+
+    def _trash_button(self, host: Desktop, label: str) -> None:
+        if label == "Restore":
+            self.restore_selected(host)
+        elif host.fs.trash_items():
+            x0, _, _, y1 = self.trash_button_rects()["Empty…"]
+            host.menu = Menu.at((MenuItem("Empty All Items", "empty-trash"),
+                                 MenuItem("Cancel", "cancel")), (x0, y1 + 4),
+                                (host.width, host.height), owner=self, name="Empty Trash?")
+            host.menu_targets = ()
+
+    # -- menus ------------------------------------------------------------
+    def open_menu(self, host: Desktop, point: tuple[int, int]) -> None:
+        sel = self.selected_items(host)
+        if self.in_trash:
+            items: tuple[MenuItem, ...] = (
+                (MenuItem("Restore From Trash", "restore"),
+                 MenuItem("Delete Permanently", "delete")) if sel else
+                (MenuItem("Select All", "select-all"),))
+        elif sel:
+            one = len(sel) == 1
+            folder = one and sel[0].is_dir
+            items = (MenuItem("Open", "open"), MenuItem("Open in New Window", "open-window"),
+                     SEPARATOR, MenuItem("Cut", "cut"), MenuItem("Copy", "copy"),
+                     MenuItem("Move to Trash", "trash"), MenuItem("Rename…", "rename", one),
+                     SEPARATOR, MenuItem("Properties", "properties"),
+                     *((MenuItem("Open in Terminal", "terminal"),) if folder else ()))
+        else:
+            items = (MenuItem("New Folder…", "new-folder"), SEPARATOR,
+                     MenuItem("Paste", "paste", host.clipboard is not None),
+                     MenuItem("Select All", "select-all"), SEPARATOR,
+                     MenuItem("Properties", "properties"),
+                     MenuItem("Open in Terminal", "terminal"))
+        host.menu = Menu.at(items, point, (host.width, host.height), owner=self)
+        host.menu_targets = tuple(i.key for i in sel)
+
+    def run_menu_action(self, host: Desktop, action: str, targets: list[str]) -> None:
+        keys = set(self.entries(host))
+        self.selected = {t for t in targets if t in keys} if targets else self.selected
+        if action == "open":
+            self.open_items(host, self.selected_items(host))
+        elif action == "open-window":
+            for item in self.selected_items(host):
+                if item.is_dir:
+                    host.open_folder(item.path)
+        elif action in ("cut", "copy"):
+            self.copy_selected(host, action)
+        elif action == "trash":
+            self.trash_selected(host)
+        elif action == "rename":
+            self.rename_selected(host)
+        elif action == "new-folder":
+            self.new_folder(host)
+        elif action == "paste":
+            self.paste(host)
+        elif action == "select-all":
+            self.selected = keys
+        elif action == "restore":
+            self.restore_selected(host)
+        elif action == "delete":
+            for key in sorted(self.selected):
+                host.fs.delete_from_trash(key)
+        elif action == "empty-trash":
+            host.fs.empty_trash()
+        elif action == "properties":
+            self.properties(host)
+        elif action == "terminal" and not self.in_trash:
+            folders = [i.path for i in self.selected_items(host) if i.is_dir]
+            host.open_terminal(folders[0] if folders else self.path)
+
+    def properties(self, host: Desktop) -> None:
+        """The Properties dialog of the (first) selected item, else of this folder."""
+        items = self.selected_items(host)
+        if items and not self.in_trash:
+            open_properties(host, items[0].path)
+        elif not items and not self.in_trash and host.fs.is_dir(self.path):
+            open_properties(host, self.path)
+
+    # -- keyboard ---------------------------------------------------------
     def on_key(self, host: Desktop, key: str) -> bool:
         mods = host.mods
+        if self.location is not None:
+            return self._location_key(host, key)
+        k = key.lower() if len(key) == 1 else key
+        sel = self.selected_items(host)
         if (mods.alt and key == "left") or (key == "backspace" and not mods.any()):
             self.back()
+        elif mods.alt and key == "right":
+            self.forward()
         elif mods.alt and key == "up":
-            if self.path != "/":
-                self.navigate(self.path.rsplit("/", 1)[0] or "/")
-        elif key == "enter" and len(self.selected) == 1:
-            self._open(host, next(iter(self.selected)))
-        elif mods.ctrl and key.lower() == "a":
+            self.up()
+        elif mods.alt and key == "home":
+            self.navigate(HOME)
+        elif (key == "enter" and not mods.alt) or (mods.ctrl and k == "o"):
+            self.open_items(host, sel)
+        elif key == "f2":
+            self.rename_selected(host)
+        elif key == "delete":
+            self.trash_selected(host)
+        elif mods.ctrl and mods.shift and k == "n":
+            self.new_folder(host)
+        elif mods.ctrl and k == "a":
             self.selected = set(self.entries(host))
+        elif mods.ctrl and k in ("c", "x"):
+            self.copy_selected(host, "copy" if k == "c" else "cut")
+        elif mods.ctrl and k == "v":
+            self.paste(host)
+        elif mods.ctrl and k == "l":
+            self.location = TextField(self.path, len(self.path), 0)
+        elif mods.ctrl and k == "h":
+            self.show_hidden = not self.show_hidden
+        elif (mods.ctrl and k == "i") or (mods.alt and key == "enter"):
+            self.properties(host)
         elif key == "escape":
             self.selected = set()
+        elif key == "menu" or (mods.shift and key == "f10"):
+            i = self.entries(host).index(sel[0].key) if sel else None
+            box = self.tile(i) if i is not None else self.view_rect()
+            self.open_menu(host, ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2))
+        elif key in ("left", "right", "up", "down", "home", "end"):
+            self._arrow(host, key, mods.shift)
         else:
             return False
         return True
 
-    def content_accessibility(self, host: Desktop) -> list[dict[str, Any]]:
-        crumbs = node("tool-bar", "Location", self._pathbar_rect(), text=self.path)
-        crumbs["children"] = [node("push-button", label, self._pathbar_rect())
-                              for label, _ in self._crumbs()]
-        back = node("push-button", "Back", self._back_rect(),
-                    ["showing", "visible"] + (["enabled", "sensitive"] if self.history else []))
-        cx0, cy0, _, cy1 = self.content_rect()
-        places = node("list", "Places", (cx0, cy0, cx0 + SIDEBAR_W, cy1))
-        places["children"] = [node("list-item", label, self._place_rect(i))
-                              for i, (label, _) in enumerate(PLACES)]
-        view = node("layered-pane", "Files View", self.content_rect())
-        for i, name in enumerate(self.entries(host)):
-            states = ["enabled", "selectable", "showing", "visible"]
-            states += ["selected"] if name in self.selected else []
-            view["children"].append(node("icon", name, self._tile(i), states))
-        return [back, crumbs, places, view]
+    def _location_key(self, host: Desktop, key: str) -> bool:
+        field, mods = self.location, host.mods
+        if field is None:
+            return False
+        if key == "escape":
+            self.location = None
+        elif key == "enter":
+            self._go_to(host, field.text.strip())
+        elif mods.ctrl and key.lower() == "v":
+            field.insert(host.text_clipboard.replace("\n", " "))
+        elif mods.ctrl and key.lower() in ("c", "x") and field.selected_text():
+            host.text_clipboard = field.selected_text()
+            if key.lower() == "x":
+                field.insert("")
+        else:
+            return field.key(key, shift=mods.shift, ctrl=mods.ctrl)
+        return True
+
+    def _go_to(self, host: Desktop, text: str) -> None:
+        if text.startswith("trash:"):
+            self.navigate(TRASH_URI)
+            return
+        if text.startswith("file://"):
+            text = text[len("file://"):]
+        path = host.fs.normpath(text) if text else self.path
+        if host.fs.is_dir(path):
+            self.navigate(path)
+        elif host.fs.exists(path):
+            self.navigate(path.rsplit("/", 1)[0] or "/")
+            name = path.rsplit("/", 1)[1]
+            self.selected, self.cursor, self.anchor = {name}, name, name
+        else:
+            self.location = None
+
+    def _arrow(self, host: Desktop, key: str, extend: bool) -> None:
+        keys = self.entries(host)
+        if not keys:
+            return
+        cur = keys.index(self.cursor) if self.cursor in keys else -1
+        step = {"left": -1, "right": 1, "up": -self.per_row(), "down": self.per_row()}
+        if key == "home":
+            target = 0
+        elif key == "end":
+            target = len(keys) - 1
+        elif cur < 0 or not self.selected:
+            target = max(cur, 0)  # nothing selected: select the focused (or first) item
+        else:
+            target = max(0, min(len(keys) - 1, cur + step[key]))
+        if extend and self.anchor in keys:
+            self.selected = self._range(host, self.anchor, keys[target])
+            self.cursor = keys[target]
+        else:
+            self._select_only(keys[target])
+        self._reveal(target)
+
+    def _reveal(self, i: int) -> None:
+        _, y0, _, y1 = self.tile(i)
+        _, vy0, _, vy1 = self.view_rect()
+        if y0 < vy0:
+            self.scroll -= vy0 - y0 + 12
+        elif y1 > vy1:
+            self.scroll += y1 - vy1 + 12
+        self.scroll = max(0, self.scroll)
+
+

@@ -22,11 +22,12 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-__all__ = ["HOME", "FileSystem", "SimClock", "StatResult"]
+__all__ = ["HOME", "TRASH", "FileSystem", "SimClock", "StatResult", "TrashItem", "split_ext"]
 
 HOME = "/home/user"
 TRASH = HOME + "/.local/share/Trash"
@@ -73,6 +74,20 @@ class _Dir:
 
 
 _Node = _File | _Dir
+
+
+@dataclass(frozen=True)
+class TrashItem:
+    """An entry of the Trash: its name in ``Trash/files``, where it came from, when."""
+
+    name: str
+    original: str
+    deleted: str  # ISO-like DeletionDate, as the .trashinfo file holds it
+
+    @property
+    def display_name(self) -> str:
+        """The name Files shows (the original base name)."""
+        return self.original.rsplit("/", 1)[1] or self.name
 
 
 def _err(cls: type[OSError], code: int, path: str) -> OSError:
@@ -333,6 +348,64 @@ class FileSystem:
                 f"DeletionDate={when.strftime('%Y-%m-%dT%H:%M:%S')}\n")
         self.write_file(f"{TRASH}/info/{name}.trashinfo", info)
         return name
+
+    # -- the Trash (freedesktop.org trash spec) -----------------------------
+    def trash_items(self) -> list[TrashItem]:
+        """What ``~/.local/share/Trash/files`` holds, with the original paths from ``info/``."""
+        if not self.is_dir(TRASH + "/files"):
+            return []
+        out = []
+        for name in self.listdir(TRASH + "/files"):
+            original, deleted = HOME + "/" + name, ""
+            info = f"{TRASH}/info/{name}.trashinfo"
+            if self.is_file(info):
+                for line in self.read_file(info).decode(errors="replace").splitlines():
+                    key, _, value = line.partition("=")
+                    if key == "Path":
+                        original = self.normpath(unquote(value))
+                    elif key == "DeletionDate":
+                        deleted = value
+            out.append(TrashItem(name, original, deleted))
+        return out
+
+    def restore(self, name: str) -> str:
+        """Put trashed ``name`` back where its .trashinfo says it was; returns that path.
+
+        Missing parent folders are recreated (as Files does); a clash with an existing
+        entry raises ``FileExistsError`` (Files asks the user then).
+        """
+        item = next((t for t in self.trash_items() if t.name == name), None)
+        if item is None:
+            raise _err(FileNotFoundError, errno.ENOENT, f"{TRASH}/files/{name}")
+        if self.exists(item.original):
+            raise _err(FileExistsError, errno.EEXIST, item.original)
+        self.mkdir(self._split(item.original)[0], parents=True)
+        self.rename(f"{TRASH}/files/{name}", item.original)
+        if self.exists(f"{TRASH}/info/{name}.trashinfo"):
+            self.remove(f"{TRASH}/info/{name}.trashinfo")
+        return item.original
+
+    def delete_from_trash(self, name: str) -> None:
+        """Delete a trashed entry for good (its .trashinfo too)."""
+        self.remove(f"{TRASH}/files/{name}")
+        if self.exists(f"{TRASH}/info/{name}.trashinfo"):
+            self.remove(f"{TRASH}/info/{name}.trashinfo")
+
+    def empty_trash(self) -> None:
+        for item in self.trash_items():
+            self.delete_from_trash(item.name)
+
+    def walk(self, top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+        """``os.walk`` (top-down): ``(dirpath, dirnames, filenames)`` for ``top`` and below."""
+        base = self.normpath(top)
+        if not self.is_dir(base):
+            return
+        names = self.listdir(base)
+        dirs = [n for n in names if self.is_dir(f"{base.rstrip('/')}/{n}")]
+        files = [n for n in names if n not in dirs]
+        yield base, dirs, files
+        for d in dirs:
+            yield from self.walk(f"{base.rstrip('/')}/{d}")
 
 
 def split_ext(name: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ first free slot, column by column from the top-left.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -110,8 +111,10 @@ def label_lines(name: str, selected: bool) -> list[str]:
 
 
 def draw_icons(img: Image.Image, grid: IconGrid, dirs: set[str], selected: set[str],
-               hovered: str | None) -> None:
-    """Draw every icon of ``grid`` (folders for names in ``dirs``) onto ``img``."""
+               hovered: str | None,
+               icon_for: Callable[[str], Image.Image] | None = None) -> None:
+    """Draw every icon of ``grid`` onto ``img``: ``icon_for(name)`` gives an icon's image
+    (thumbnails), else folders for names in ``dirs`` and documents for the rest."""
     d = ImageDraw.Draw(img)
     f = font(LABEL_FONT)
     line_h = LABEL_FONT + 4
@@ -125,7 +128,10 @@ def draw_icons(img: Image.Image, grid: IconGrid, dirs: set[str], selected: set[s
             h = max(y1 - y0, ICON_SIZE + 14 + line_h * len(lines))
             hl = _highlight(x1 - x0, h, 70 if sel else 35, 110 if sel else 0)
             img.paste(hl, (x0, y0), hl)
-        icon = art.folder_icon(ICON_SIZE) if name in dirs else art.document_icon(ICON_SIZE)
+        if icon_for is not None:
+            icon = icon_for(name)
+        else:
+            icon = art.folder_icon(ICON_SIZE) if name in dirs else art.document_icon(ICON_SIZE)
         cx = (x0 + x1) // 2
         img.paste(icon, (cx - ICON_SIZE // 2, y0 + 4), icon)
         ty = y0 + ICON_SIZE + 10

@@ -62,10 +62,12 @@ class Menu:
     width: int
     origin: tuple[int, int] = (0, 0)
     pressed: int | None = None
+    owner: Any = None  # the window whose items these are (None: the desktop's)
+    name: str = "Context Menu"
 
     @classmethod
     def at(cls, items: tuple[MenuItem, ...], point: tuple[int, int],
-           screen: tuple[int, int]) -> Menu:
+           screen: tuple[int, int], owner: Any = None, name: str = "Context Menu") -> Menu:
         f = font(MENU_FONT)
         width = max(200, int(max(text_width(i.label, f) for i in items)) + 48)
         height = sum(SEP_H if i.separator else ITEM_H for i in items) + 2 * PAD
@@ -74,7 +76,7 @@ class Menu:
             x = max(0, x - width)
         if y + height > screen[1]:
             y = max(0, y - height)
-        return cls(items, x, y, width, origin=point)
+        return cls(items, x, y, width, origin=point, owner=owner, name=name)
 
     @property
     def height(self) -> int:
@@ -122,7 +124,7 @@ class Menu:
                    fill=TEXT if item.enabled else TEXT_DIM, anchor="lm")
 
     def accessibility(self) -> dict[str, Any]:
-        node = _node("menu", "Context Menu", self.rect, ["enabled", "showing", "visible"])
+        node = _node("menu", self.name, self.rect, ["enabled", "showing", "visible"])
         for item, box in zip(self.items, self.item_rects(), strict=True):
             if item.separator:
                 node["children"].append(_node("separator", "", box, ["showing", "visible"]))
@@ -151,7 +153,12 @@ def rename_problem(name: str, old: str, siblings: set[str], is_dir: bool) -> tup
 
 @dataclass
 class RenamePopover:
-    """DING's rename popover: a title, an entry with the name and a Rename button."""
+    """The rename popover (DING, Files): a title, an entry with the name, a Rename button.
+
+    With ``creating`` it is Files' New Folder popover instead: ``path`` is the
+    folder to create in and the button reads Create. ``owner`` is the window
+    that opened it (told about the result), None for the desktop.
+    """
 
     path: str
     is_dir: bool
@@ -160,12 +167,27 @@ class RenamePopover:
     field: TextField = field(default_factory=TextField)
     message: str = ""
     ok: bool = True
+    creating: bool = False
+    owner: Any = None
 
     W, TITLE_H, ROW_H = 330, 34, 40
 
     @property
     def old_name(self) -> str:
-        return self.path.rsplit("/", 1)[1]
+        return "" if self.creating else self.path.rsplit("/", 1)[1]
+
+    @property
+    def parent(self) -> str:
+        """The folder the entry is (or will be) in."""
+        return self.path if self.creating else (self.path.rsplit("/", 1)[0] or "/")
+
+    @property
+    def title(self) -> str:
+        return "Folder name" if self.is_dir else "File name"
+
+    @property
+    def action(self) -> str:
+        return "Create" if self.creating else "Rename"
 
     @property
     def rect(self) -> Box:
@@ -219,14 +241,13 @@ class RenamePopover:
             d.polygon([(ax - 9, y0 + 1), (ax, y0 - 8), (ax + 9, y0 + 1)], fill=MENU_BG,
                       outline=BORDER)
             d.line((ax - 8, y0 + 1, ax + 8, y0 + 1), fill=MENU_BG, width=2)
-        title = "Folder name" if self.is_dir else "File name"
-        d.text(((x0 + x1) // 2, y0 + self.TITLE_H // 2 + 1), title, font=font(13, bold=True),
-               fill=TEXT, anchor="mm")
+        d.text(((x0 + x1) // 2, y0 + self.TITLE_H // 2 + 1), self.title,
+               font=font(13, bold=True), fill=TEXT, anchor="mm")
         self._draw_entry(img)
         bx0, by0, bx1, by1 = self.button_rect()
         enabled = self.ok and bool(self.field.text)
         rounded(d, (bx0, by0, bx1, by1), 6, fill=ACCENT if enabled else (222, 222, 222))
-        d.text(((bx0 + bx1) // 2, (by0 + by1) // 2), "Rename", font=font(13, bold=True),
+        d.text(((bx0 + bx1) // 2, (by0 + by1) // 2), self.action, font=font(13, bold=True),
                fill=(255, 255, 255) if enabled else (160, 160, 160), anchor="mm")
         if self.message:
             d.text((x0 + 14, by1 + 8), ellipsize(self.message, font(12), self.W - 28),
@@ -252,18 +273,18 @@ class RenamePopover:
         img.paste(inner, (ex0 + 4, ey0 + 3))
 
     def accessibility(self) -> dict[str, Any]:
-        title = "Folder name" if self.is_dir else "File name"
-        node = _node("dialog", f"Rename {self.old_name}", self.rect,
-                     ["enabled", "showing", "visible", "modal"])
+        title = self.title
+        name = "New Folder" if self.creating else f"Rename {self.old_name}"
+        node = _node("dialog", name, self.rect, ["enabled", "showing", "visible", "modal"])
         a, b = self.field.selection()
         node["children"] = [
             _node("label", title, (self.rect[0], self.rect[1], self.rect[2],
                                    self.rect[1] + self.TITLE_H), ["showing", "visible"]),
-            _node("text", title, self.entry_rect(),
+            _node("entry", title, self.entry_rect(),
                   ["editable", "enabled", "focusable", "focused", "sensitive", "showing",
                    "single-line", "visible"], text=self.field.text,
                   caret=self.field.cursor, selection=[a, b]),
-            _node("push-button", "Rename", self.button_rect(),
+            _node("push-button", self.action, self.button_rect(),
                   ["focusable", "showing", "visible"]
                   + (["enabled", "sensitive"] if self.ok and self.field.text else [])),
         ]

@@ -7,13 +7,15 @@ onto a copy of the cached scene, so pointer-only moves are cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PIL import Image
 
 from . import art, shell
 from .actions import DESKTOP_DIR
-from .icons import draw_icons
+from .file_icons import file_icon
+from .icons import ICON_SIZE, draw_icons
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -26,7 +28,8 @@ def compose_scene(desk: Desktop) -> Image.Image:
     img = shell.chrome(desk.width, desk.height).copy()
     shell.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
     dirs = {n for n in desk.grid.slots if desk.fs.is_dir(f"{DESKTOP_DIR}/{n}")}
-    draw_icons(img, desk.grid, dirs, desk.selected, desk.hovered_icon())
+    draw_icons(img, desk.grid, dirs, desk.selected, desk.hovered_icon(),
+               icon_for=lambda n: file_icon(desk.fs, f"{DESKTOP_DIR}/{n}", ICON_SIZE))
     active = desk.active_window()
     for w in desk.windows:
         w.draw(img, desk, w is active)
@@ -37,9 +40,13 @@ def compose_scene(desk: Desktop) -> Image.Image:
     return img
 
 
-def pointer_overlay(scene: Image.Image, at: tuple[int, int]) -> Image.Image:
-    """A copy of ``scene`` with the arrow pointer at ``at`` (its hotspot is the tip)."""
+def pointer_overlay(scene: Image.Image, at: tuple[int, int],
+                    overlay: Callable[[Image.Image], None] | None = None) -> Image.Image:
+    """A copy of ``scene`` with the arrow pointer at ``at`` (its hotspot is the tip);
+    ``overlay`` draws what follows the pointer first (a dragged file)."""
     img = scene.copy()
+    if overlay is not None:
+        overlay(img)
     sprite = art.pointer()
     img.paste(sprite, (at[0] - 1, at[1] - 1), sprite)  # the tip sits 1px into the sprite
     return img

@@ -141,6 +141,12 @@ class Window:
     def sync(self, host: Desktop) -> None:
         """Catch up with the filesystem (or other host state) before drawing."""
 
+    def patch(self, img: Image.Image, host: Desktop, active: bool,
+              old_key: tuple[Any, ...]) -> bool:
+        """Redraw this (topmost) window over its previous pixels in ``img`` after only its
+        `render_key` changed from ``old_key``; False when a full redraw is needed."""
+        return False
+
     def render_key(self, host: Desktop) -> tuple[Any, ...]:
         """Everything that affects how this window looks (used for frame counting)."""
         return (type(self).__name__, self.rect, self.minimized, self.title, self.pressed)
@@ -159,6 +165,15 @@ class Window:
 
     def path_moved(self, old: str, new: str) -> None:
         """A path was renamed/moved through the GUI (file managers follow it)."""
+
+    def path_created(self, path: str) -> None:
+        """A popover this window opened created ``path`` (Files selects it)."""
+
+    def on_scroll(self, host: Desktop, dx: int, dy: int) -> None:
+        """Wheel clicks over the window (``dy > 0`` is up)."""
+
+    def run_menu_action(self, host: Desktop, action: str, targets: list[str]) -> None:
+        """A context-menu item chosen from a menu this window opened."""
 
     # -- accessibility ----------------------------------------------------
     def accessibility(self, host: Desktop, active: bool) -> dict[str, Any]:

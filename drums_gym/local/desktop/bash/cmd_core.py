@@ -1,0 +1,248 @@
+"""Shell builtins: cd, pwd, exit, export, unset, env, history, clear, sudo, test/[, read,
+break/continue, source, bash -c / bash FILE."""
+
+from __future__ import annotations
+
+from .context import Ctx
+from .interp import BreakLoop, ExitShell
+
+__all__ = ["BUILTINS", "CORE_COMMANDS", "SUDO_TIMEOUT"]
+
+SUDO_TIMEOUT = 15 * 60.0  # seconds of simulated time a sudo password is remembered
+BUILTINS = frozenset({"cd", "pwd", "echo", "printf", "exit", "logout", "export", "unset",
+                      "history", "read", "test", "[", "true", "false", ":", "source", ".",
+                      "type", "break", "continue"})
+
+
+def cd(ctx: Ctx, args: list[str]) -> int:
+    if len(args) > 1:
+        ctx.err("bash: cd: too many arguments")
+        return 1
+    arg = args[0] if args else ctx.var("HOME")
+    if arg == "-":
+        arg = ctx.var("OLDPWD")
+        if not arg:
+            ctx.err("bash: cd: OLDPWD not set")
+            return 1
+        ctx.out(arg + "\n")
+    p, fs = ctx.path(arg), ctx.fs
+    why = ""
+    if not fs.exists(p):
+        why = "No such file or directory"
+    elif not fs.is_dir(p):
+        why = "Not a directory"
+    elif not ctx.may(p, "x"):
+        why = "Permission denied"
+    if why:
+        ctx.err(f"bash: cd: {arg}: {why}")
+        return 1
+    ctx.state.set_cwd(p)
+    return 0
+
+
+def pwd(ctx: Ctx, args: list[str]) -> int:
+    ctx.out(ctx.cwd + "\n")
+    return 0
+
+
+def exit_(ctx: Ctx, args: list[str]) -> int:
+    if args and not args[0].lstrip("-").isdigit():
+        ctx.err(f"bash: exit: {args[0]}: numeric argument required")
+        raise ExitShell(2)
+    raise ExitShell(int(args[0]) & 0xFF if args else ctx.state.status)
+
+
+def export(ctx: Ctx, args: list[str]) -> int:
+    st = ctx.state
+    names = [a for a in args if a != "-p"]
+    if not names:
+        for name in sorted(st.exported):
+            if name in st.vars:
+                ctx.out(f'declare -x {name}="{st.vars[name]}"\n')
+        return 0
+    for a in names:
+        name, eq, value = a.partition("=")
+        if not name.replace("_", "a").isalnum() or name[0].isdigit():
+            ctx.err(f"bash: export: `{a}': not a valid identifier")
+            return 1
+        if eq:
+            st.vars[name] = value
+        st.exported.add(name)
+    return 0
+
+
+def unset(ctx: Ctx, args: list[str]) -> int:
+    for a in args:
+        if a not in ("-v", "-f"):
+            ctx.state.vars.pop(a, None)
+            ctx.state.exported.discard(a)
+    return 0
+
+
+def env(ctx: Ctx, args: list[str]) -> int:
+    if args:
+        return ctx.run(args)
+    st = ctx.state
+    for name in sorted(st.exported):
+        if name in st.vars:
+            ctx.out(f"{name}={st.vars[name]}\n")
+    return 0
+
+
+def history(ctx: Ctx, args: list[str]) -> int:
+    if args[:1] == ["-c"]:
+        ctx.state.history.clear()
+        return 0
+    for n, line in enumerate(ctx.state.history, start=1):
+        ctx.out(f"{n:>5}  {line}\n")
+    return 0
+
+
+def clear(ctx: Ctx, args: list[str]) -> int:
+    ctx.out("\x1b[H\x1b[2J\x1b[3J")
+    return 0
+
+
+def sudo(ctx: Ctx, args: list[str]) -> int:
+    from .commands import COMMANDS
+
+    st = ctx.state
+    while args and args[0].startswith("-"):
+        opt, args = args[0], args[1:]
+        if opt in ("-k", "-K"):
+            st.sudo_until = -1.0
+            if not args:
+                return 0
+        elif opt in ("-u", "-g") and args:
+            args = args[1:]
+        elif opt == "-v":
+            return 0
+        elif opt in ("-i", "-s"):
+            ctx.err("sudo: interactive root shells are not available in this terminal")
+            return 1
+    if not args:
+        ctx.err("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-AknS] [-g group] [-h host] "
+                "[-p prompt] [-u user]\nusage: sudo [-AbEHknPS] [-C num] [-D directory] "
+                "[-g group] [-h host] [-p prompt] [-R directory] [-T timeout] [-u user] "
+                "[VAR=value] [-i|-s] [<command>]")
+        return 1
+    st.sudo_until = ctx.fs.clock.now() + SUDO_TIMEOUT
+    name = args[0]
+    if (name not in COMMANDS and "/" not in name) or name in BUILTINS - {"echo", "printf",
+                                                                        "pwd", "test", "["}:
+        ctx.err(f"sudo: {name}: command not found")
+        return 1
+    return ctx.run(args, root=True)
+
+
+def test(ctx: Ctx, args: list[str]) -> int:
+    return _test(ctx, args, "test")
+
+
+def bracket(ctx: Ctx, args: list[str]) -> int:
+    if not args or args[-1] != "]":
+        ctx.err("bash: [: missing `]'")
+        return 2
+    return _test(ctx, args[:-1], "[")
+
+
+def _test(ctx: Ctx, args: list[str], prog: str) -> int:
+    def unary(op: str, arg: str) -> bool:
+        p, fs = ctx.path(arg) if arg else "", ctx.fs
+        checks = {
+            "-e": lambda: fs.exists(p), "-f": lambda: fs.is_file(p), "-d": lambda: fs.is_dir(p),
+            "-s": lambda: (fs.is_file(p) and bool(fs.read_file(p))) or fs.is_dir(p),
+            "-r": lambda: fs.exists(p) and ctx.may(p, "r"),
+            "-w": lambda: fs.exists(p) and ctx.may(p, "w"),
+            "-x": lambda: fs.exists(p) and ctx.may(p, "x"),
+            "-z": lambda: arg == "", "-n": lambda: arg != "",
+        }
+        return checks[op]()
+
+    def single(a: list[str]) -> bool:
+        if a and a[0] == "!":
+            return not single(a[1:])
+        if len(a) == 0:
+            return False
+        if len(a) == 1:
+            return a[0] != ""
+        if len(a) == 2 and a[0] in ("-e", "-f", "-d", "-s", "-r", "-w", "-x", "-z", "-n", "-a"):
+            return unary("-e" if a[0] == "-a" else a[0], a[1])
+        if len(a) == 3:
+            x, op, y = a
+            if op in ("=", "=="):
+                return x == y
+            if op == "!=":
+                return x != y
+            ints = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
+                    "-gt": int.__gt__, "-ge": int.__ge__}
+            if op in ints:
+                for v in (x, y):
+                    if not v.strip().lstrip("-").isdigit():
+                        raise ValueError(f"{v}: integer expression expected")
+                return bool(ints[op](int(x), int(y)))
+        raise ValueError(f"{a[0]}: unary operator expected" if len(a) == 2 else
+                         "too many arguments")
+
+    try:
+        for op in ("-o", "-a"):
+            if op in args[1:-1]:
+                k = args.index(op, 1)
+                left, right = single(args[:k]), single(args[k + 1:])
+                return 0 if (left or right if op == "-o" else left and right) else 1
+        return 0 if single(args) else 1
+    except ValueError as exc:
+        ctx.err(f"bash: {prog}: {exc}")
+        return 2
+
+
+def read(ctx: Ctx, args: list[str]) -> int:
+    names = [a for a in args if not a.startswith("-")] or ["REPLY"]
+    data = ctx.io.stdin
+    if not data:
+        return 1
+    line, _, rest = data.partition("\n")
+    ctx.io.stdin = rest
+    if "-r" not in args:
+        line = line.replace("\\", "")
+    fields = line.split(None, len(names) - 1) if len(names) > 1 else [line.strip()]
+    for k, name in enumerate(names):
+        ctx.state.vars[name] = fields[k] if k < len(fields) else ""
+    return 0
+
+
+def break_(ctx: Ctx, args: list[str]) -> int:
+    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, False)
+
+
+def continue_(ctx: Ctx, args: list[str]) -> int:
+    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, True)
+
+
+def source(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        ctx.err("bash: source: filename argument required")
+        return 2
+    p = ctx.path(args[0])
+    if not ctx.fs.is_file(p):
+        ctx.err(f"bash: {args[0]}: No such file or directory")
+        return 1
+    return ctx.interp.run_source(ctx.fs.read_file(p).decode(errors="replace"), ctx.io)
+
+
+def bash(ctx: Ctx, args: list[str]) -> int:
+    from .commands import run_script
+
+    if args[:1] == ["-c"] and len(args) > 1:
+        return ctx.interp.subshell(lambda: ctx.interp.run_source(args[1], ctx.io))
+    if not args:
+        return 0
+    return run_script(ctx, args[0], args[1:])
+
+
+CORE_COMMANDS = {
+    "cd": cd, "pwd": pwd, "exit": exit_, "logout": exit_, "export": export, "unset": unset,
+    "env": env, "printenv": env, "history": history, "clear": clear, "sudo": sudo,
+    "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
+    "source": source, ".": source, "bash": bash, "sh": bash,
+}

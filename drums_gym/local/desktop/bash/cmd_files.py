@@ -1,0 +1,327 @@
+"""File commands: mkdir, rmdir, touch, mv, cp, rm (coreutils' behaviour and messages)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..fs import FileSystem
+from .context import Ctx
+from .modes import UMASK, parse_mode
+from .opts import BadOption, parse_opts, usage_error
+
+__all__ = ["FILE_COMMANDS", "join_path", "missing_operand", "walk"]
+
+
+
+def walk(fs: FileSystem, path: str) -> Iterator[str]:
+    """``path`` and everything below it, parents first, names in sorted order."""
+    yield path
+    if fs.is_dir(path):
+        for name in fs.listdir(path):
+            yield from walk(fs, f"{path.rstrip('/')}/{name}")
+
+
+def _base(arg: str) -> str:
+    return arg.rstrip("/").rsplit("/", 1)[-1] or arg
+
+
+def join_path(arg: str, name: str) -> str:
+    """``arg/name`` as the user would write it."""
+    return f"{arg.rstrip('/')}/{name}" if arg.rstrip("/") else f"/{name}"
+
+
+def missing_operand(ctx: Ctx, prog: str, after: str | None = None) -> int:
+    what = "missing operand" if after is None else (
+        f"missing destination file operand after '{after}'")
+    if prog in ("mv", "cp") and after is None:
+        what = "missing file operand"
+    ctx.err(f"{prog}: {what}\nTry '{prog} --help' for more information.")
+    return 1
+
+
+def _why(ctx: Ctx, path: str) -> str:
+    """Why creating ``path`` fails (parent missing / not a dir / permission)."""
+    parent = path.rsplit("/", 1)[0] or "/"
+    if not ctx.fs.exists(parent):
+        return "No such file or directory"
+    if not ctx.fs.is_dir(parent):
+        return "Not a directory"
+    return "Permission denied" if not ctx.may_change(path) else ""
+
+
+def mkdir(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, vals = parse_opts("mkdir", args, "pvm", {"parents": "p", "verbose": "v",
+                                                             "mode": "m"}, with_value="m")
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    if not ops:
+        return missing_operand(ctx, "mkdir")
+    mode = None
+    if "m" in vals:
+        mode = parse_mode(vals["m"], 0o777, True)
+        if mode is None:
+            ctx.err(f"mkdir: invalid mode ‘{vals['m']}’")
+            return 1
+    status = 0
+    for arg in ops:
+        p = ctx.path(arg)
+        fs = ctx.fs
+        if "p" in flags:
+            first_missing = p
+            while not fs.exists(first_missing.rsplit("/", 1)[0] or "/"):
+                first_missing = first_missing.rsplit("/", 1)[0]
+            problem = ""
+            if fs.exists(p):
+                problem = "" if fs.is_dir(p) else "File exists"
+            elif not fs.is_dir(first_missing.rsplit("/", 1)[0] or "/"):
+                problem = "Not a directory"
+            elif not ctx.may_change(first_missing):
+                problem = "Permission denied"
+            if problem:
+                ctx.err(f"mkdir: cannot create directory ‘{arg}’: {problem}")
+                status = 1
+                continue
+            existed = fs.exists(p)
+            fs.mkdir(p, parents=True, mode=mode)
+        else:
+            problem = "File exists" if fs.exists(p) else _why(ctx, p)
+            if problem:
+                ctx.err(f"mkdir: cannot create directory ‘{arg}’: {problem}")
+                status = 1
+                continue
+            existed = False
+            fs.mkdir(p, mode=mode)
+        if "v" in flags and not existed:
+            ctx.out(f"mkdir: created directory '{arg}'\n")
+    return status
+
+
+def rmdir(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, _ = parse_opts("rmdir", args, "pv", {"parents": "p", "verbose": "v"})
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    if not ops:
+        return missing_operand(ctx, "rmdir")
+    status = 0
+    for arg in ops:
+        p, fs = ctx.path(arg), ctx.fs
+        problem = ""
+        if not fs.exists(p):
+            problem = "No such file or directory"
+        elif not fs.is_dir(p):
+            problem = "Not a directory"
+        elif fs.listdir(p):
+            problem = "Directory not empty"
+        elif not ctx.may_change(p):
+            problem = "Permission denied"
+        if problem:
+            ctx.err(f"rmdir: failed to remove '{arg}': {problem}")
+            status = 1
+            continue
+        fs.remove(p, recursive=False)
+        if "v" in flags:
+            ctx.out(f"rmdir: removing directory, '{arg}'\n")
+    return status
+
+
+def touch(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, _ = parse_opts("touch", args, "cam", {"no-create": "c"})
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    if not ops:
+        ctx.err("touch: missing file operand\nTry 'touch --help' for more information.")
+        return 1
+    status = 0
+    for arg in ops:
+        p, fs = ctx.path(arg), ctx.fs
+        if fs.is_file(p):
+            if not ctx.may(p, "w"):
+                ctx.err(f"touch: cannot touch '{arg}': Permission denied")
+                status = 1
+            else:
+                fs.write_file(p, fs.read_file(p))
+            continue
+        if fs.exists(p) or "c" in flags:
+            continue
+        problem = _why(ctx, p)
+        if problem:
+            ctx.err(f"touch: cannot touch '{arg}': {problem}")
+            status = 1
+            continue
+        fs.write_file(p, b"")
+    return status
+
+
+def _targets(ctx: Ctx, prog: str, ops: list[str], flags: set[str]) -> list[tuple[str, str]] | None:
+    """(source arg, destination arg) pairs for mv/cp, or None after printing an error."""
+    if not ops:
+        missing_operand(ctx, prog)
+        return None
+    if len(ops) == 1:
+        missing_operand(ctx, prog, ops[0])
+        return None
+    dest, srcs = ops[-1], ops[:-1]
+    into = ctx.is_dir(ctx.path(dest)) and "T" not in flags
+    if len(srcs) > 1 and not into:
+        ctx.err(f"{prog}: target '{dest}' is not a directory")
+        return None
+    return [(s, join_path(dest, _base(s)) if into else dest) for s in srcs]
+
+
+def mv(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, _ = parse_opts("mv", args, "finvTu", {"force": "f", "no-clobber": "n",
+                                                          "verbose": "v"})
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    pairs = _targets(ctx, "mv", ops, flags)
+    if pairs is None:
+        return 1
+    status, fs = 0, ctx.fs
+    for src, dst in pairs:
+        sp, dp = ctx.path(src), ctx.path(dst)
+        problem = ""
+        if not fs.exists(sp):
+            problem = f"cannot stat '{src}': No such file or directory"
+        elif sp == dp:
+            problem = f"'{src}' and '{dst}' are the same file"
+        elif fs.is_dir(sp) and dp.startswith(sp + "/"):
+            problem = f"cannot move '{src}' to a subdirectory of itself, '{dst}'"
+        elif fs.exists(dp):
+            if "n" in flags:
+                continue
+            if fs.is_dir(dp) and not fs.is_dir(sp):
+                problem = f"cannot overwrite directory '{dst}' with non-directory"
+            elif fs.is_dir(sp) and not fs.is_dir(dp):
+                problem = f"cannot overwrite non-directory '{dst}' with directory '{src}'"
+            elif fs.is_dir(dp) and fs.listdir(dp):
+                problem = f"cannot move '{src}' to '{dst}': Directory not empty"
+        if not problem:
+            why = _why(ctx, dp) or ("" if ctx.may_change(sp) else "Permission denied")
+            if why:
+                problem = f"cannot move '{src}' to '{dst}': {why}"
+        if problem:
+            ctx.err(f"mv: {problem}")
+            status = 1
+            continue
+        fs.rename(sp, dp)
+        if "v" in flags:
+            ctx.out(f"renamed '{src}' -> '{dst}'\n")
+    return status
+
+
+def cp(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, _ = parse_opts("cp", args, "rRafinvpTu", {
+            "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
+            "preserve": "p"})
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    pairs = _targets(ctx, "cp", ops, flags)
+    if pairs is None:
+        return 1
+    recursive = bool(flags & {"r", "R", "a"})
+    status, fs = 0, ctx.fs
+    for src, dst in pairs:
+        sp, dp = ctx.path(src), ctx.path(dst)
+        problem = ""
+        if not fs.exists(sp):
+            problem = f"cannot stat '{src}': No such file or directory"
+        elif fs.is_dir(sp) and not recursive:
+            problem = f"-r not specified; omitting directory '{src}'"
+        elif sp == dp:
+            problem = f"'{src}' and '{dst}' are the same file"
+        elif fs.is_dir(sp) and (dp + "/").startswith(sp + "/"):
+            problem = f"cannot copy a directory, '{src}', into itself, '{dst}'"
+        if problem:
+            ctx.err(f"cp: {problem}")
+            status = 1
+            continue
+        status |= _copy(ctx, sp, dp, dst, src, flags)
+    return status
+
+
+def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> int:
+    fs = ctx.fs
+    keep = bool(flags & {"p", "a"})
+    mode = ctx.mode(sp)
+    if fs.is_file(sp):
+        if fs.is_dir(dp):
+            ctx.err(f"cp: cannot overwrite directory '{dst}' with non-directory")
+            return 1
+        if fs.exists(dp) and "n" in flags:
+            return 0
+        why = ("" if ctx.may(dp, "w") else "Permission denied") if fs.exists(dp) else _why(ctx, dp)
+        if why or not ctx.may(sp, "r"):
+            what = f"open '{src}' for reading" if not why else f"create regular file '{dst}'"
+            ctx.err(f"cp: cannot {what}: {why or 'Permission denied'}")
+            return 1
+        new_mode = mode if keep else (None if fs.exists(dp) else mode & ~UMASK)
+        fs.write_file(dp, fs.read_file(sp), mode=new_mode)
+        if "v" in flags:
+            ctx.out(f"'{src}' -> '{dst}'\n")
+        return 0
+    if fs.exists(dp) and not fs.is_dir(dp):
+        ctx.err(f"cp: cannot overwrite non-directory '{dst}' with directory '{src}'")
+        return 1
+    if not fs.exists(dp):
+        why = _why(ctx, dp)
+        if why:
+            ctx.err(f"cp: cannot create directory '{dst}': {why}")
+            return 1
+        fs.mkdir(dp, mode=mode if keep else mode & ~UMASK)
+        if "v" in flags:
+            ctx.out(f"'{src}' -> '{dst}'\n")
+    status = 0
+    for name in fs.listdir(sp):
+        status |= _copy(ctx, f"{sp}/{name}", f"{dp}/{name}", join_path(dst, name),
+                        join_path(src, name), flags)
+    return status
+
+
+def rm(ctx: Ctx, args: list[str]) -> int:
+    try:
+        flags, ops, _ = parse_opts("rm", args, "rRfidv", {
+            "recursive": "r", "force": "f", "dir": "d", "verbose": "v", "interactive": "i",
+            "no-preserve-root": ""})
+    except BadOption as exc:
+        return usage_error(ctx, exc)
+    if not ops:
+        return 0 if "f" in flags else missing_operand(ctx, "rm")
+    recursive = bool(flags & {"r", "R"})
+    status, fs = 0, ctx.fs
+    for arg in ops:
+        if _base(arg) in (".", ".."):
+            ctx.err(f"rm: refusing to remove '.' or '..' directory: skipping '{arg}'")
+            status = 1
+            continue
+        p = ctx.path(arg)
+        if p == "/" and recursive:
+            ctx.err("rm: it is dangerous to operate recursively on '/'\n"
+                    "rm: use --no-preserve-root to override this failsafe")
+            status = 1
+            continue
+        problem = ""
+        if not fs.exists(p):
+            if "f" in flags:
+                continue
+            problem = "No such file or directory"
+        elif fs.is_dir(p) and not recursive and not ("d" in flags and not fs.listdir(p)):
+            problem = "Is a directory" if "d" not in flags else "Directory not empty"
+        elif not ctx.may_change(p):
+            problem = "Permission denied"
+        if problem:
+            ctx.err(f"rm: cannot remove '{arg}': {problem}")
+            status = 1
+            continue
+        is_dir = fs.is_dir(p)
+        fs.remove(p, recursive=True)
+        if "v" in flags:
+            ctx.out(f"removed {'directory ' if is_dir else ''}'{arg}'\n")
+    return status
+
+
+FILE_COMMANDS = {"mkdir": mkdir, "rmdir": rmdir, "touch": touch, "mv": mv, "cp": cp, "rm": rm}

@@ -1,0 +1,166 @@
+"""Small utilities: xargs, seq, basename, dirname, whoami, hostname, id, uname, date, sleep,
+type/which, true/false."""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime, timezone
+
+from .cmd_core import BUILTINS
+from .context import USER, Ctx
+
+__all__ = ["MISC_COMMANDS"]
+
+
+def xargs(ctx: Ctx, args: list[str]) -> int:
+    per, repl = 0, None
+    while args and args[0].startswith("-"):
+        if args[0] == "-n" and len(args) > 1 and args[1].isdigit():
+            per, args = int(args[1]), args[2:]
+        elif args[0].startswith("-n") and args[0][2:].isdigit():
+            per, args = int(args[0][2:]), args[1:]
+        elif args[0] == "-I" and len(args) > 1:
+            repl, args = args[1], args[2:]
+        elif args[0].startswith("-I") and len(args[0]) > 2:
+            repl, args = args[0][2:], args[1:]
+        elif args[0] in ("-0", "-r", "--no-run-if-empty"):
+            args = args[1:]
+        else:
+            break
+    cmd = args or ["echo"]
+    if repl is not None:
+        status = 0
+        for line in ctx.io.stdin.splitlines():
+            if line.strip():
+                status |= ctx.run([a.replace(repl, line) for a in cmd])
+        return 123 if status else 0
+    try:
+        items = shlex.split(ctx.io.stdin)
+    except ValueError:
+        ctx.err("xargs: unmatched quote; by default quotes are special to xargs unless you "
+                "use the -0 option")
+        return 1
+    if not items:
+        return 0
+    groups = [items[k:k + per] for k in range(0, len(items), per)] if per else [items]
+    status = 0
+    for g in groups:
+        status |= ctx.run(cmd + g)
+    return 123 if status else 0
+
+
+def seq(ctx: Ctx, args: list[str]) -> int:
+    try:
+        nums = [int(a) for a in args]
+    except ValueError:
+        ctx.err(f"seq: invalid floating point argument: ‘{args[0] if args else ''}’")
+        return 1
+    if not 1 <= len(nums) <= 3:
+        ctx.err("seq: missing operand\nTry 'seq --help' for more information.")
+        return 1
+    first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (
+        (nums[0], 1, nums[1]) if len(nums) == 2 else tuple(nums))
+    if step == 0:
+        ctx.err("seq: invalid Zero increment value: ‘0’")
+        return 1
+    values = range(first, last + (1 if step > 0 else -1), step)
+    ctx.out("".join(f"{v}\n" for v in list(values)[:100_000]))
+    return 0
+
+
+def basename(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        ctx.err("basename: missing operand")
+        return 1
+    name = args[0].rstrip("/").rsplit("/", 1)[-1] or "/"
+    if len(args) > 1 and name.endswith(args[1]) and name != args[1]:
+        name = name[: -len(args[1])]
+    ctx.out(name + "\n")
+    return 0
+
+
+def dirname(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        ctx.err("dirname: missing operand")
+        return 1
+    for a in args:
+        head = a.rstrip("/").rsplit("/", 1)
+        ctx.out(("." if len(head) == 1 else (head[0] or "/")) + "\n")
+    return 0
+
+
+def whoami(ctx: Ctx, args: list[str]) -> int:
+    ctx.out(("root" if ctx.root else USER) + "\n")
+    return 0
+
+
+def hostname(ctx: Ctx, args: list[str]) -> int:
+    ctx.out("ubuntu\n")
+    return 0
+
+
+def id_(ctx: Ctx, args: list[str]) -> int:
+    ctx.out("uid=0(root) gid=0(root) groups=0(root)\n" if ctx.root else
+            "uid=1000(user) gid=1000(user) groups=1000(user),4(adm),24(cdrom),27(sudo),30(dip),"
+            "46(plugdev),122(lpadmin),134(lxd),135(sambashare)\n")
+    return 0
+
+
+def uname(ctx: Ctx, args: list[str]) -> int:
+    full = "Linux ubuntu 5.15.0-91-generic #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 " \
+           "x86_64 x86_64 x86_64 GNU/Linux"
+    ctx.out((full if "-a" in args else ("ubuntu" if "-n" in args else "Linux")) + "\n")
+    return 0
+
+
+def date(ctx: Ctx, args: list[str]) -> int:
+    now = datetime.fromtimestamp(ctx.fs.clock.now(), tz=timezone.utc)
+    fmt = next((a[1:] for a in args if a.startswith("+")), "%a %b %e %H:%M:%S %Z %Y")
+    ctx.out(now.strftime(fmt.replace("%e", f"{now.day:>2}")) + "\n")
+    return 0
+
+
+def sleep(ctx: Ctx, args: list[str]) -> int:
+    try:
+        seconds = sum(float(a.rstrip("s")) for a in args)
+    except ValueError:
+        ctx.err(f"sleep: invalid time interval ‘{args[0]}’")
+        return 1
+    ctx.fs.clock.seconds += max(0.0, min(seconds, 3600.0))
+    return 0
+
+
+def type_(ctx: Ctx, args: list[str], which: bool = False) -> int:
+    from .commands import COMMANDS
+
+    status = 0
+    for name in args:
+        if name in BUILTINS and not which:
+            ctx.out(f"{name} is a shell builtin\n")
+        elif name in COMMANDS and name not in BUILTINS:
+            ctx.out(f"/usr/bin/{name}\n" if which else f"{name} is /usr/bin/{name}\n")
+        elif not which:
+            ctx.err(f"bash: type: {name}: not found")
+            status = 1
+        else:
+            status = 1
+    return status
+
+
+def which(ctx: Ctx, args: list[str]) -> int:
+    return type_(ctx, args, which=True)
+
+
+def true(ctx: Ctx, args: list[str]) -> int:
+    return 0
+
+
+def false(ctx: Ctx, args: list[str]) -> int:
+    return 1
+
+
+MISC_COMMANDS = {
+    "xargs": xargs, "seq": seq, "basename": basename, "dirname": dirname, "whoami": whoami,
+    "hostname": hostname, "id": id_, "uname": uname, "date": date, "sleep": sleep,
+    "type": type_, "which": which, "true": true, "false": false, ":": true,
+}

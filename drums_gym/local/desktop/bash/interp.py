@@ -1,0 +1,327 @@
+"""The interpreter: runs parsed command lines against a `ShellState`.
+
+Nothing here touches the real machine: commands are Python functions over the
+simulated `FileSystem` (see `commands.COMMANDS`).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from .context import IO, Ctx
+from .expand import Expander, ExpansionError
+from .lexer import BashSyntaxError, Incomplete
+from .nodes import AndOr, Command, For, If, Pipeline, Redirect, Seq, Simple, While
+from .parser import parse
+from .state import ShellState
+
+__all__ = ["BreakLoop", "CommandLimit", "ExitShell", "Interpreter"]
+
+MAX_COMMANDS = 50_000  # per submitted line: a runaway loop is cut short, not hung
+MAX_LOOP = 10_000
+
+
+class ExitShell(Exception):
+    """``exit``: the shell (and its terminal) ends with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class BreakLoop(Exception):
+    """``break``/``continue`` (``cont``) unwinding ``levels`` loops."""
+
+    def __init__(self, levels: int, cont: bool) -> None:
+        super().__init__(levels)
+        self.levels, self.cont = levels, cont
+
+
+class CommandLimit(Exception):
+    """More than `MAX_COMMANDS` commands in one line (a simulated interrupt)."""
+
+
+class _RedirectError(Exception):
+    pass
+
+
+class Interpreter:
+    """Runs commands for one line; ``state`` persists across lines."""
+
+    def __init__(self, state: ShellState) -> None:
+        self.state = state
+        self.count = 0
+        self.subst_status: int | None = None
+
+    # -- entry points -----------------------------------------------------
+    def run_source(self, src: str, io: IO) -> int:
+        """Parse and run ``src`` (scripts, ``bash -c``, command substitution)."""
+        try:
+            seq = parse(src)
+        except (BashSyntaxError, Incomplete) as exc:
+            msg = str(exc) or "syntax error: unexpected end of file"
+            io.err.append(f"bash: {msg}\n")
+            return 2
+        return self.run_seq(seq, io)
+
+    def run_seq(self, seq: Seq, io: IO) -> int:
+        status = self.state.status
+        for item in seq.items:
+            status = self.run_and_or(item, io)
+        return status
+
+    def run_and_or(self, node: AndOr, io: IO) -> int:
+        status = self.state.status
+        for j, (op, pipe) in enumerate(node.parts):
+            if j and ((op == "&&" and status != 0) or (op == "||" and status == 0)):
+                continue
+            status = self.run_pipeline(pipe, io)
+        return status
+
+    def run_pipeline(self, pipe: Pipeline, io: IO) -> int:
+        stdin, status = io.stdin, 0
+        if len(pipe.commands) == 1:
+            status = self.run_command(pipe.commands[0], io)
+        for k, cmd in enumerate(pipe.commands if len(pipe.commands) > 1 else ()):
+            if k == len(pipe.commands) - 1:
+                status = self.run_command(cmd, IO(stdin, io.out, io.err, io.tty))
+            else:
+                buf: list[str] = []
+                status = self.run_command(cmd, IO(stdin, buf, io.err, False))
+                stdin = "".join(buf)
+        if pipe.negate:
+            status = int(status == 0)
+        self.state.status = status
+        return status
+
+    def run_argv(self, argv: list[str], io: IO, root: bool = False) -> int:
+        """Run one command by name (also what ``sudo``, ``xargs`` and ``find -exec`` use)."""
+        from .commands import COMMANDS, run_path
+
+        self.count += 1
+        if self.count > MAX_COMMANDS:
+            raise CommandLimit
+        if not argv:
+            return 0
+        name = argv[0]
+        ctx = Ctx(self, io, root)
+        fn = COMMANDS.get(name)
+        if fn is None and name.rsplit("/", 1)[0] in ("/bin", "/usr/bin", "/usr/local/bin"):
+            fn = COMMANDS.get(name.rsplit("/", 1)[1])
+        if fn is not None:
+            return fn(ctx, argv[1:])
+        if "/" in name:
+            return run_path(ctx, name, argv[1:])
+        io.err.append(f"bash: {name}: command not found\n")
+        return 127
+
+    # -- commands ---------------------------------------------------------
+    def run_command(self, cmd: Command, io: IO) -> int:
+        if isinstance(cmd, Simple):
+            return self.run_simple(cmd, io)
+        try:
+            io, finish = self.redirect(cmd.redirects, io)
+        except _RedirectError:
+            return 1
+        try:
+            if isinstance(cmd, For):
+                return self.run_for(cmd, io)
+            if isinstance(cmd, If):
+                for cond, body in cmd.clauses:
+                    if self.run_seq(cond, io) == 0:
+                        return self.run_seq(body, io)
+                return self.run_seq(cmd.orelse, io) if cmd.orelse is not None else 0
+            if isinstance(cmd, While):
+                return self.run_while(cmd, io)
+            if cmd.subshell:
+                return self.subshell(lambda: self.run_seq(cmd.body, io))
+            return self.run_seq(cmd.body, io)
+        finally:
+            finish()
+
+    def subshell(self, body: Callable[[], int]) -> int:
+        saved = (self.state.cwd, dict(self.state.vars), set(self.state.exported))
+        try:
+            return body()
+        except ExitShell as exc:
+            return exc.status
+        finally:
+            self.state.cwd, self.state.vars, self.state.exported = saved
+
+    def loop_body(self, body: Seq, io: IO) -> tuple[int, bool]:
+        """Run a loop body; returns (status, stop)."""
+        try:
+            return self.run_seq(body, io), False
+        except BreakLoop as exc:
+            if exc.levels > 1:
+                raise BreakLoop(exc.levels - 1, exc.cont) from None
+            return 0, not exc.cont
+
+    def run_for(self, cmd: For, io: IO) -> int:
+        if cmd.words is None:
+            values = list(self.state.positional)
+        else:
+            try:
+                values = self.expander(io).words(cmd.words)
+            except ExpansionError as exc:
+                io.err.append(f"bash: {exc}\n")
+                return 1
+        status = 0
+        for value in values:
+            self.state.vars[cmd.var] = value
+            status, stop = self.loop_body(cmd.body, io)
+            if stop:
+                break
+        return status
+
+    def run_while(self, cmd: While, io: IO) -> int:
+        status = 0
+        for _ in range(MAX_LOOP):
+            if (self.run_seq(cmd.cond, io) == 0) == cmd.until:
+                return status
+            status, stop = self.loop_body(cmd.body, io)
+            if stop:
+                return status
+        raise CommandLimit
+
+    def run_simple(self, cmd: Simple, io: IO) -> int:
+        exp = self.expander(io)
+        self.subst_status = None
+        try:
+            argv = exp.words(cmd.words)
+            values = [(name, exp.single(w)) for name, w in cmd.assigns]
+        except ExpansionError as exc:
+            io.err.append(f"bash: {exc}\n")
+            return 1
+        try:
+            rio, finish = self.redirect(cmd.redirects, io)
+        except _RedirectError:
+            return 1
+        try:
+            if not argv:
+                for name, value in values:
+                    self.state.vars[name] = value
+                return self.subst_status or 0
+            return self.run_argv(argv, rio)
+        finally:
+            finish()
+
+    # -- expansion and redirection ----------------------------------------
+    def lookup(self, name: str) -> str | None:
+        st = self.state
+        if name == "?":
+            return str(st.status)
+        if name == "$":
+            return "4242"
+        if name == "#":
+            return str(len(st.positional))
+        if name in ("@", "*"):
+            return " ".join(st.positional)
+        if name == "0":
+            return "bash"
+        if name.isdigit():
+            k = int(name)
+            return st.positional[k - 1] if k <= len(st.positional) else None
+        if name == "RANDOM":
+            return "17"
+        if name == "COLUMNS":
+            return str(st.columns)
+        return st.vars.get(name)
+
+    def expander(self, io: IO) -> Expander:
+        def capture(src: str) -> str:
+            buf: list[str] = []
+            self.subst_status = self.subshell(
+                lambda: self.run_source(src, IO("", buf, io.err, False)))
+            return "".join(buf)
+
+        return Expander(self.state.fs, self.state.cwd, self.lookup, capture,
+                        self.state.positional)
+
+    def redirect(self, redirects: tuple[Redirect, ...], io: IO) -> tuple[IO, Callable[[], None]]:
+        """Apply redirections; returns the new streams and a function that flushes files."""
+        if not redirects:
+            return io, _nothing
+        new = copy.copy(io)
+        flushes: list[tuple[str, list[str]]] = []
+        ctx = Ctx(self, io)
+        for r in redirects:
+            words = self.expander(io).words([r.target])
+            if r.op == ">&" and len(words) == 1 and (words[0].isdigit() or words[0] == "-"):
+                src = new.out if words[0] == "1" else new.err
+                if r.fd == 2:
+                    new.err = src if words[0] != "-" else []
+                else:
+                    new.out, new.tty = src, False
+                continue
+            if len(words) != 1:
+                io.err.append(f"bash: {self.raw(r)}: ambiguous redirect\n")
+                raise _RedirectError
+            target = words[0]
+            if r.op == "<":
+                new.stdin = self.read_input(ctx, target, io)
+                continue
+            opened = self.open_output(ctx, target, r.op.endswith(">>"), io)
+            sink: list[str] = []
+            if opened is not None:
+                flushes.append(opened)
+                sink = opened[1]
+            if r.op in ("&>", "&>>", ">&") or r.fd == 1:
+                new.out, new.tty = sink, False
+            if r.op in ("&>", "&>>", ">&") or r.fd == 2:
+                new.err = sink
+
+        def finish() -> None:
+            for path, buf in flushes:
+                old = self.state.fs.read_file(path) if self.state.fs.is_file(path) else b""
+                self.state.fs.write_file(path, old + "".join(buf).encode())
+
+        return new, finish
+
+    @staticmethod
+    def raw(r: Redirect) -> str:
+        return "".join(("$" + t) if k == "var" else t for k, t, _ in r.target)
+
+    def read_input(self, ctx: Ctx, target: str, io: IO) -> str:
+        if target in ("/dev/null", "/dev/stdin"):
+            return "" if target == "/dev/null" else io.stdin
+        path = ctx.path(target)
+        fs = self.state.fs
+        if not fs.exists(path):
+            io.err.append(f"bash: {target}: No such file or directory\n")
+            raise _RedirectError
+        if fs.is_dir(path):
+            io.err.append(f"bash: {target}: Is a directory\n")
+            raise _RedirectError
+        if not ctx.may(path, "r"):
+            io.err.append(f"bash: {target}: Permission denied\n")
+            raise _RedirectError
+        return fs.read_file(path).decode(errors="replace")
+
+    def open_output(self, ctx: Ctx, target: str, append: bool,
+                    io: IO) -> tuple[str, list[str]] | None:
+        """Create/truncate ``target``; None for /dev/null. Raises on errors (reported)."""
+        if target == "/dev/null":
+            return None
+        fs = self.state.fs
+        path = ctx.path(target)
+        parent = path.rsplit("/", 1)[0] or "/"
+        problem = None
+        if fs.is_dir(path):
+            problem = "Is a directory"
+        elif not fs.is_dir(parent):
+            problem = "Not a directory" if fs.exists(parent) else "No such file or directory"
+        elif (fs.exists(path) and not ctx.may(path, "w")) or (
+                not fs.exists(path) and not ctx.may_change(path)):
+            problem = "Permission denied"
+        if problem:
+            io.err.append(f"bash: {target}: {problem}\n")
+            raise _RedirectError
+        if not append or not fs.exists(path):
+            fs.write_file(path, b"")
+        return path, []
+
+
+def _nothing() -> None:
+    return None

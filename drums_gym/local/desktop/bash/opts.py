@@ -1,0 +1,71 @@
+"""Option parsing the way coreutils does it (bundled short flags, ``--long``, ``--``).
+
+>>> flags, operands, values = parse_opts("rm", ["-rf", "a", "--", "-b"], "rfiv")
+>>> sorted(flags), operands, values
+(['f', 'r'], ['a', '-b'], {})
+"""
+
+from __future__ import annotations
+
+from .context import Ctx
+
+__all__ = ["BadOption", "parse_opts", "usage_error"]
+
+
+class BadOption(Exception):
+    """An unknown option; ``str()`` is the coreutils message (two lines)."""
+
+
+def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | None = None,
+               with_value: str = "") -> tuple[set[str], list[str], dict[str, str]]:
+    """Split ``args`` into (flags, operands, option values). ``with_value`` lists short
+    options taking an argument (``-n 5`` / ``-n5``). Raises `BadOption`."""
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    operands: list[str] = []
+    long = long or {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            operands.extend(args[i + 1:])
+            break
+        if a.startswith("--") and len(a) > 2:
+            name, _, val = a[2:].partition("=")
+            match = [k for k in long if k.startswith(name)]
+            exact = name if name in long else (match[0] if len(match) == 1 else None)
+            if exact is None:
+                raise BadOption(f"{prog}: unrecognized option '{a}'\n"
+                                f"Try '{prog} --help' for more information.")
+            key = long[exact]
+            if key:
+                flags.add(key)
+                if val:
+                    values[key] = val
+        elif a.startswith("-") and len(a) > 1:
+            for k, c in enumerate(a[1:], start=1):
+                if c not in short:
+                    raise BadOption(f"{prog}: invalid option -- '{c}'\n"
+                                    f"Try '{prog} --help' for more information.")
+                if c in with_value:
+                    rest = a[k + 1:]
+                    if not rest:
+                        i += 1
+                        if i >= len(args):
+                            raise BadOption(f"{prog}: option requires an argument -- '{c}'\n"
+                                            f"Try '{prog} --help' for more information.")
+                        rest = args[i]
+                    values[c] = rest
+                    flags.add(c)
+                    break
+                flags.add(c)
+        else:
+            operands.append(a)
+        i += 1
+    return flags, operands, values
+
+
+def usage_error(ctx: Ctx, exc: BadOption, status: int = 1) -> int:
+    """Print a `BadOption` message and return ``status``."""
+    ctx.err(str(exc))
+    return status

@@ -1,0 +1,243 @@
+"""The model of a Files window: its location, entries, selection, history and geometry.
+
+`FolderWindow` (in `files_window`) adds input and operations on top. A location is
+a folder path, or ``trash:///`` (the Trash).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from . import file_ops
+from .fs import HOME, TRASH
+from .textfield import TextField
+from .windows import Box, Window
+
+if TYPE_CHECKING:
+    from .desktop import Desktop
+
+__all__ = ["PLACES", "SIDEBAR_W", "TILE_H", "TILE_W", "TRASH_BAR_H", "TRASH_URI", "FilesModel",
+           "Item", "display_name", "inside"]
+
+TRASH_URI = "trash:///"
+SIDEBAR_W = 210
+TILE_W, TILE_H = 112, 118
+TRASH_BAR_H = 48
+PLACES: tuple[tuple[str, str], ...] = (
+    ("Recent", ""), ("Starred", ""), ("Home", HOME), ("Desktop", HOME + "/Desktop"),
+    ("Documents", HOME + "/Documents"), ("Downloads", HOME + "/Downloads"),
+    ("Music", HOME + "/Music"), ("Pictures", HOME + "/Pictures"),
+    ("Videos", HOME + "/Videos"), ("Trash", TRASH_URI), ("Other Locations", ""),
+)
+
+
+def display_name(path: str) -> str:
+    if path == TRASH_URI:
+        return "Trash"
+    return "Home" if path == HOME else ("/" if path == "/" else path.rsplit("/", 1)[1])
+
+
+@dataclass(frozen=True)
+class Item:
+    """One entry of the view: ``key`` (its name in the folder, or in Trash/files),
+    ``label`` (what is shown), ``path`` (absolute), ``is_dir``."""
+
+    key: str
+    label: str
+    path: str
+    is_dir: bool
+
+
+class FilesModel(Window):
+    """State and geometry of a Files window on ``path``."""
+
+    app: ClassVar[str] = "files"
+
+    def __init__(self, box: Box, path: str) -> None:
+        super().__init__(box)
+        self.path = path
+        self.history: list[str] = []
+        self.future: list[str] = []
+        self.selected: set[str] = set()
+        self.cursor: str | None = None  # the focused item (arrow keys move it)
+        self.anchor: str | None = None  # where shift-selections start
+        self.scroll = 0
+        self.show_hidden = False
+        self.location: TextField | None = None  # the typed location (ctrl+L), when open
+
+    @property
+    def title(self) -> str:
+        return display_name(self.path)
+
+    @property
+    def in_trash(self) -> bool:
+        return self.path == TRASH_URI
+
+    # -- model ------------------------------------------------------------
+    def items(self, host: Desktop) -> list[Item]:
+        """The entries shown, in Files' order (folders first, natural name order)."""
+        fs = host.fs
+        if self.in_trash:
+            out = [Item(t.name, t.display_name, f"{TRASH}/files/{t.name}",
+                        fs.is_dir(f"{TRASH}/files/{t.name}")) for t in fs.trash_items()]
+        elif fs.is_dir(self.path):
+            base = self.path.rstrip("/")
+            out = [Item(n, n, f"{base}/{n}", fs.is_dir(f"{base}/{n}"))
+                   for n in fs.listdir(self.path) if self.show_hidden or not n.startswith(".")]
+        else:
+            out = []
+        return sorted(out, key=lambda i: file_ops.sort_key(i.label, i.is_dir))
+
+    def entries(self, host: Desktop) -> list[str]:
+        """The keys of `items`, in order."""
+        return [i.key for i in self.items(host)]
+
+    def selected_items(self, host: Desktop) -> list[Item]:
+        return [i for i in self.items(host) if i.key in self.selected]
+
+    def navigate(self, path: str, remember: bool = True) -> None:
+        self.location = None
+        if path != self.path:
+            if remember:
+                self.history.append(self.path)
+                self.future = []
+            self.path, self.selected, self.scroll = path, set(), 0
+            self.cursor = self.anchor = None
+
+    def back(self) -> None:
+        if self.history:
+            self.future.append(self.path)
+            self.navigate(self.history.pop(), remember=False)
+
+    def forward(self) -> None:
+        if self.future:
+            self.history.append(self.path)
+            self.navigate(self.future.pop(), remember=False)
+
+    def up(self) -> None:
+        if not self.in_trash and self.path != "/":
+            child = self.path
+            self.navigate(self.path.rsplit("/", 1)[0] or "/")
+            self.selected = {child.rsplit("/", 1)[1]}
+
+    def sync(self, host: Desktop) -> None:
+        if not self.in_trash:
+            while not host.fs.is_dir(self.path) and self.path != "/":
+                self.path = self.path.rsplit("/", 1)[0] or "/"
+        keys = self.entries(host)
+        self.selected &= set(keys)
+        if self.cursor not in keys:
+            self.cursor = None
+        if self.anchor not in keys:
+            self.anchor = None
+        self.scroll = max(0, min(self.scroll, self.max_scroll(len(keys))))
+
+    def path_moved(self, old: str, new: str) -> None:
+        def moved(p: str) -> str:
+            return new + p[len(old):] if p == old or p.startswith(old + "/") else p
+
+        self.path = moved(self.path)
+        self.history = [moved(p) for p in self.history]
+        self.future = [moved(p) for p in self.future]
+        parent, name = old.rsplit("/", 1)
+        if parent == self.path and name in self.selected:
+            self.selected = (self.selected - {name}) | {new.rsplit("/", 1)[1]}
+            self.cursor = self.anchor = new.rsplit("/", 1)[1]
+
+    def _select_only(self, key: str) -> None:
+        self.selected, self.cursor, self.anchor = {key}, key, key
+
+    def path_created(self, path: str) -> None:
+        parent, name = path.rsplit("/", 1)
+        if parent == self.path:
+            self._select_only(name)
+
+    def render_key(self, host: Desktop) -> tuple[Any, ...]:
+        kinds = tuple((i.key, i.label, i.is_dir, host.fs.stat(i.path).st_mtime)
+                      for i in self.items(host))
+        loc = None if self.location is None else (self.location.text, self.location.cursor,
+                                                   self.location.anchor)
+        return (*super().render_key(host), self.path, bool(self.history), bool(self.future),
+                tuple(sorted(self.selected)), kinds, self.scroll, loc,
+                host.clipboard is not None)
+
+    # -- geometry ---------------------------------------------------------
+    def back_rect(self) -> Box:
+        cy = self.y + self.HEADER_H // 2
+        return self.x + 8, cy - 16, self.x + 40, cy + 16
+
+    def forward_rect(self) -> Box:
+        x0, y0, x1, y1 = self.back_rect()
+        return x0 + 36, y0, x1 + 36, y1
+
+    def pathbar_rect(self) -> Box:
+        cy = self.y + self.HEADER_H // 2
+        return self.x + 84, cy - 16, max(self.x + 200, self.x + self.w - 320), cy + 16
+
+    def crumbs(self) -> list[tuple[str, str]]:
+        """``(label, path)`` of each path-bar button, outermost first."""
+        if self.in_trash:
+            return [("Trash", TRASH_URI)]
+        if self.path == HOME or self.path.startswith(HOME + "/"):
+            out, cur = [("Home", HOME)], HOME
+            rest = self.path[len(HOME):]
+        else:
+            out, cur, rest = [("/", "/")], "", self.path
+        for part in rest.split("/"):
+            if part:
+                cur = f"{cur}/{part}"
+                out.append((part, cur))
+        return out
+
+    def crumb_rects(self) -> list[tuple[str, str, Box]]:
+        from .files_view import crumb_layout
+
+        return crumb_layout(self)
+
+    def place_rect(self, i: int) -> Box:
+        cx0, cy0, _, _ = self.content_rect()
+        y = cy0 + 8 + i * 36 + (8 if i >= 2 else 0) + (8 if i >= 9 else 0)
+        return cx0 + 6, y, cx0 + SIDEBAR_W - 6, y + 34
+
+    def view_rect(self) -> Box:
+        """The icon view (right of the sidebar, below the Trash bar in the Trash)."""
+        cx0, cy0, cx1, cy1 = self.content_rect()
+        top = cy0 + (TRASH_BAR_H if self.in_trash else 0)
+        return cx0 + SIDEBAR_W + 1, top, cx1, cy1
+
+    def trash_button_rects(self) -> dict[str, Box]:
+        _, cy0, cx1, _ = self.content_rect()
+        y0, y1 = cy0 + 8, cy0 + TRASH_BAR_H - 8
+        return {"Empty…": (cx1 - 96, y0, cx1 - 12, y1), "Restore": (cx1 - 196, y0, cx1 - 104, y1)}
+
+    def per_row(self) -> int:
+        vx0, _, vx1, _ = self.view_rect()
+        return max(1, (vx1 - vx0 - 24) // TILE_W)
+
+    def max_scroll(self, count: int) -> int:
+        _, vy0, _, vy1 = self.view_rect()
+        rows = -(-count // self.per_row())
+        return max(0, rows * TILE_H + 24 - (vy1 - vy0))
+
+    def tile(self, i: int) -> Box:
+        """Screen box of item ``i`` (it may lie outside the view when scrolled away)."""
+        vx0, vy0, _, _ = self.view_rect()
+        row, col = divmod(i, self.per_row())
+        x = vx0 + 12 + col * TILE_W
+        y = vy0 + 12 + row * TILE_H - self.scroll
+        return x, y, x + TILE_W - 6, y + TILE_H - 6
+
+    def tile_visible(self, i: int) -> bool:
+        _, y0, _, y1 = self.tile(i)
+        _, vy0, _, vy1 = self.view_rect()
+        return y1 > vy0 and y0 < vy1
+
+    def header_widget_at(self, x: int, y: int) -> bool:
+        return any(inside(b, x, y) for b in (self.back_rect(), self.forward_rect(),
+                                               self.pathbar_rect()))
+
+
+
+def inside(box: Box, x: int, y: int) -> bool:
+    return box[0] <= x < box[2] and box[1] <= y < box[3]
