@@ -34,17 +34,22 @@ RENAME = (
 
 # Calls alternate: solve the task, then DONE. Members are asked in order each step, so
 # with --n 4 --steps 2, members 1 and 3 end at once (DONE: 0.0) and members 0 and 2
-# rename the folder and score 1.0: scores [1, 0, 1, 0], in 6 calls per group.
+# rename the folder and score 1.0: scores [1, 0, 1, 0].
 POLICIES = textwrap.dedent(f'''
     import itertools
 
     class Alternating:
+        """Each member has its own instance (seeds seed, seed + 1, ...): even seeds rename
+        the folder, then say DONE; odd seeds say DONE at once."""
+
         def __init__(self, seed=0):
+            self.solves = seed % 2 == 0
             self.calls = itertools.count()
 
         def __call__(self, observation, instruction):
             assert observation.ndim == 3 and "todo_list_Jan_1" in instruction
-            return "{RENAME}" if next(self.calls) % 2 == 0 else "DONE"
+            first = next(self.calls) % 2 == 0
+            return "{RENAME}" if self.solves and first else "DONE"
 
     def make(*, seed=0):
         return lambda observation, instruction: "DONE"
@@ -194,7 +199,6 @@ def test_rollout_table_marks_invalid_members(make_host, monkeypatch, policies, c
         ("no_such_module:act", "cannot import module 'no_such_module'"),
         ("cli_test_policies:missing", "has no attribute 'missing'"),
         ("cli_test_policies:NOT_CALLABLE", "not callable"),
-        ("scripted", "not available yet"),
         ("clever", "unknown policy 'clever'"),
     ],
 )

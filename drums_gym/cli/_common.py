@@ -18,6 +18,7 @@ __all__ = [
     "fail",
     "fit_to_terminal",
     "info_at",
+    "member_info",
     "positive_int",
     "terminal_width",
 ]
@@ -83,6 +84,15 @@ def fit_to_terminal(text: str, used: int = 0) -> str:
 
     width = terminal_width(default=0)
     return truncate(text, max(20, width - used)) if width else text
+
+
+def member_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """Sub-env ``i``'s info, as a single env would give it, from Gymnasium vector infos."""
+    return {
+        key: info_at(infos, key, i)
+        for key in infos
+        if not str(key).startswith("_") and info_at(infos, key, i) is not None
+    }
 
 
 def info_at(infos: Mapping[str, Any], key: str, i: int, default: Any = None) -> Any:

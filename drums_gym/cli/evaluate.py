@@ -15,6 +15,7 @@ import functools
 import math
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,17 @@ from ._common import (
     fail,
     fit_to_terminal,
     info_at,
+    member_info,
     positive_int,
 )
 from ._progress import Progress
-from .policies import Policy, call_policy, load_policy
+from .policies import (
+    Policy,
+    call_policy,
+    load_policies,
+    needs_accessibility,
+    reset_policy,
+)
 
 __all__ = ["EpisodeRecord", "add_parser", "evaluate", "run", "wilson_interval"]
 
@@ -54,15 +62,21 @@ def add_parser(sub: Any) -> None:
         ),
     )
     p.add_argument("--task", default="e0df059f", help="task id or its first 8 characters")
-    p.add_argument("--episodes", type=positive_int, default=8,
-                   help="episodes to finish (default 8)")
-    p.add_argument("--num-envs", type=positive_int, default=4,
-                   help="desktops stepped together (default 4)")
-    p.add_argument("--steps", type=positive_int, default=15,
-                   help="step budget of each episode (default 15)")
-    p.add_argument("--policy", default="random",
-                   help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
-                   "factory taking seed= is called with --seed (see drums_gym.cli.policies)")
+    p.add_argument(
+        "--episodes", type=positive_int, default=8, help="episodes to finish (default 8)"
+    )
+    p.add_argument(
+        "--num-envs", type=positive_int, default=4, help="desktops stepped together (default 4)"
+    )
+    p.add_argument(
+        "--steps", type=positive_int, default=15, help="step budget of each episode (default 15)"
+    )
+    p.add_argument(
+        "--policy",
+        default="random",
+        help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
+        "factory taking seed= is called with --seed (see drums_gym.cli.policies)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
         "--record",
@@ -117,7 +131,7 @@ class EpisodeRecord:
 
 def evaluate(
     envs: Any,
-    policy: Policy,
+    policy: Policy | Sequence[Policy],
     episodes: int,
     *,
     spec: str = "policy",
@@ -132,7 +146,12 @@ def evaluate(
     number of vector steps taken.
     """
     n = envs.num_envs
+    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
+    if len(policies) != n:
+        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
     obs, infos = envs.reset(seed=seed)
+    for member in policies:
+        reset_policy(member)
     instructions = [str(info_at(infos, "instruction", i, "")) for i in range(n)]
     autoreset = np.zeros(n, dtype=bool)
     finished: list[EpisodeRecord] = []
@@ -140,8 +159,9 @@ def evaluate(
     vector_steps = 0
     while len(finished) < episodes:
         actions = [
-            IGNORED_ACTION if autoreset[i]
-            else call_policy(policy, obs[i], instructions[i], spec)
+            IGNORED_ACTION
+            if autoreset[i]
+            else call_policy(policies[i], obs[i], instructions[i], spec, member_info(infos, i))
             for i in range(n)
         ]
         obs, _, terminations, truncations, infos = envs.step(actions)
@@ -149,6 +169,7 @@ def evaluate(
         for i in range(n):
             if autoreset[i]:  # this step reset sub-env i: its info is the new episode's
                 instructions[i] = str(info_at(infos, "instruction", i, instructions[i]))
+                reset_policy(policies[i])
                 continue
             timing = info_at(infos, "timings", i)
             if isinstance(timing, dict) and info_at(infos, "valid", i, True):
@@ -162,25 +183,31 @@ def evaluate(
                 if len(finished) >= episodes:
                     break
                 valid = bool(stats["valid"][i])
-                finished.append(EpisodeRecord(
-                    env_index=int(i),
-                    valid=valid,
-                    score=float(stats["r"][i]) if valid else None,
-                    success=bool(stats["success"][i]),
-                    length=int(stats["l"][i]),
-                    reason=None if valid else str(stats["invalid_reason"][i] or "unknown"),
-                ))
+                finished.append(
+                    EpisodeRecord(
+                        env_index=int(i),
+                        valid=valid,
+                        score=float(stats["r"][i]) if valid else None,
+                        success=bool(stats["success"][i]),
+                        length=int(stats["l"][i]),
+                        reason=None if valid else str(stats["invalid_reason"][i] or "unknown"),
+                    )
+                )
         autoreset = np.logical_or(terminations, truncations)
         if progress is not None:
             progress.set(len(finished))
     return finished, timings, vector_steps
 
 
-def _recorded_env(env_id: str, steps: int, url: str | None, directory: Path) -> gym.Env[Any, Any]:
+def _recorded_env(
+    env_id: str, steps: int, url: str | None, directory: Path, accessibility: bool = False
+) -> gym.Env[Any, Any]:
     """One recorded env of the ``--record`` path (a top-level function: it pickles)."""
     from ..wrappers import RecordTrajectory
 
-    env = gym.make(env_id, max_episode_steps=steps, max_steps=steps, url=url)
+    env = gym.make(
+        env_id, max_episode_steps=steps, max_steps=steps, url=url, accessibility=accessibility
+    )
     try:
         return RecordTrajectory(env, directory)
     except BaseException:
@@ -188,19 +215,31 @@ def _recorded_env(env_id: str, steps: int, url: str | None, directory: Path) -> 
         raise
 
 
-def make_envs(env_id: str, num_envs: int, steps: int, url: str | None,
-              record: str | None) -> Any:
+def make_envs(
+    env_id: str,
+    num_envs: int,
+    steps: int,
+    url: str | None,
+    record: str | None,
+    accessibility: bool = False,
+) -> Any:
     """The vector env under evaluation, wrapped with the Drums episode statistics."""
     from ..wrappers import DrumsVectorEpisodeStatistics
 
     if record is None:
-        envs = gym.make_vec(env_id, num_envs=num_envs, max_episode_steps=steps, url=url)
+        envs = gym.make_vec(
+            env_id, num_envs=num_envs, max_episode_steps=steps, url=url, accessibility=accessibility
+        )
     else:
         root = Path(record)
-        envs = gym.vector.SyncVectorEnv([
-            functools.partial(_recorded_env, env_id, steps, url, root / f"env-{k}")
-            for k in range(num_envs)
-        ])
+        envs = gym.vector.SyncVectorEnv(
+            [
+                functools.partial(
+                    _recorded_env, env_id, steps, url, root / f"env-{k}", accessibility
+                )
+                for k in range(num_envs)
+            ]
+        )
     try:
         return DrumsVectorEpisodeStatistics(envs, buffer_length=10**6)
     except BaseException:
@@ -214,20 +253,21 @@ def _check_limits(url: str | None, num_envs: int, record: bool) -> None:
         limits = client.host().limits
     if not record and limits.fork_limit is not None and num_envs > limits.fork_limit:
         raise ValueError(
-            f"--num-envs {num_envs} exceeds the host's fork limit of {limits.fork_limit} "
-            "children"
+            f"--num-envs {num_envs} exceeds the host's fork limit of {limits.fork_limit} children"
         )
     live = limits.live_desktops
     if live is not None and num_envs + (0 if record else 1) > live:
-        raise ValueError(f"--num-envs {num_envs} needs more desktops than the host's limit "
-                         f"of {live} live desktops")
+        raise ValueError(
+            f"--num-envs {num_envs} needs more desktops than the host's limit "
+            f"of {live} live desktops"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
     from ..envs import register_task
 
     try:
-        policy = load_policy(args.policy, seed=args.seed)
+        policies = load_policies(args.policy, args.seed, args.num_envs, task=args.task)
         env_id = register_task(args.task)
     except ValueError as exc:
         return fail("eval", exc)
@@ -237,10 +277,12 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         _check_limits(args.url, args.num_envs, args.record is not None)
-        envs = make_envs(env_id, args.num_envs, args.steps, args.url, args.record)
+        envs = make_envs(
+            env_id, args.num_envs, args.steps, args.url, args.record, needs_accessibility(policies)
+        )
         progress = Progress(args.episodes, "episodes", enabled=args.progress)
         finished, timings, vector_steps = evaluate(
-            envs, policy, args.episodes, spec=args.policy, seed=args.seed, progress=progress
+            envs, policies, args.episodes, spec=args.policy, seed=args.seed, progress=progress
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
@@ -251,8 +293,16 @@ def run(args: argparse.Namespace) -> int:
         if envs is not None:
             envs.close()
 
-    summary = _summary(args, env_id, task_id, instruction, finished, timings, vector_steps,
-                       time.perf_counter() - started)
+    summary = _summary(
+        args,
+        env_id,
+        task_id,
+        instruction,
+        finished,
+        timings,
+        vector_steps,
+        time.perf_counter() - started,
+    )
     if args.json:
         dump_json(summary)
     else:
@@ -277,9 +327,16 @@ def _mean_ms(values: list[float]) -> float | None:
     return round(1000 * math.fsum(values) / len(values), 2) if values else None
 
 
-def _summary(args: argparse.Namespace, env_id: str, task_id: str, instruction: str,
-             finished: list[EpisodeRecord], timings: dict[str, list[float]],
-             vector_steps: int, elapsed: float) -> dict[str, Any]:
+def _summary(
+    args: argparse.Namespace,
+    env_id: str,
+    task_id: str,
+    instruction: str,
+    finished: list[EpisodeRecord],
+    timings: dict[str, list[float]],
+    vector_steps: int,
+    elapsed: float,
+) -> dict[str, Any]:
     valid = [e for e in finished if e.valid]
     successes = sum(e.success for e in valid)
     interval = wilson_interval(successes, len(valid))
@@ -338,17 +395,32 @@ def render(summary: dict[str, Any]) -> str:
     reasons = ", ".join(f"{k} x{v}" for k, v in s["invalid_reasons"].items())
     lat = s["latency_ms"]
     rows = [
-        ("success rate", _pct(s["success_rate"]),
-         f"{s['successes']} of {s['valid']} valid episodes ({ci_text})"),
-        ("invalid rate", _pct(s["invalid_rate"]),
-         f"{s['invalid']} of {s['episodes']} episodes" + (f": {reasons}" if reasons else "")),
-        ("mean score", "-" if s["mean_score"] is None else f"{s['mean_score']:.2f}",
-         "over valid episodes"),
-        ("mean length", "-" if s["mean_length"] is None else f"{s['mean_length']:.1f}",
-         "steps, valid episodes"),
-        ("step latency", _ms(lat["step"]),
-         f"action {_ms(lat['action'])} + observe {_ms(lat['observe'])}; "
-         f"verify {_ms(lat['verify'])} at episode end"),
+        (
+            "success rate",
+            _pct(s["success_rate"]),
+            f"{s['successes']} of {s['valid']} valid episodes ({ci_text})",
+        ),
+        (
+            "invalid rate",
+            _pct(s["invalid_rate"]),
+            f"{s['invalid']} of {s['episodes']} episodes" + (f": {reasons}" if reasons else ""),
+        ),
+        (
+            "mean score",
+            "-" if s["mean_score"] is None else f"{s['mean_score']:.2f}",
+            "over valid episodes",
+        ),
+        (
+            "mean length",
+            "-" if s["mean_length"] is None else f"{s['mean_length']:.1f}",
+            "steps, valid episodes",
+        ),
+        (
+            "step latency",
+            _ms(lat["step"]),
+            f"action {_ms(lat['action'])} + observe {_ms(lat['observe'])}; "
+            f"verify {_ms(lat['verify'])} at episode end",
+        ),
         ("wall time", f"{s['elapsed_s']:.1f}s", f"{s['vector_steps']} vector steps"),
     ]
     if s["record"]:

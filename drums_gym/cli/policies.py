@@ -1,8 +1,12 @@
-"""Policies for the command line: ``random``, ``MODULE:CALLABLE``, (later) ``scripted``.
+"""Policies for the command line: ``random``, ``scripted``, ``MODULE:CALLABLE``.
 
 A policy is any callable ``policy(observation, instruction) -> str``: it gets the
 screenshot (a ``uint8`` array of shape ``(H, W, 3)``) and the task's instruction, and
 answers one action: pyautogui code, or one of the words ``DONE``, ``FAIL``, ``WAIT``.
+A policy that takes a third parameter also gets the step's ``info`` (with the
+accessibility tree as ``info["accessibility"]`` when the policy sets
+``needs_accessibility = True``), and one with a ``reset()`` method is reset at the start
+of each episode. Each member of a group or vector env gets its own policy instance.
 
 >>> import numpy as np
 >>> policy = load_policy("random", seed=0)
@@ -41,8 +45,12 @@ __all__ = [
     "Policy",
     "PolicyError",
     "RandomPolicy",
+    "ScriptedPolicy",
     "call_policy",
+    "load_policies",
     "load_policy",
+    "needs_accessibility",
+    "reset_policy",
 ]
 
 #: the policy contract: (screenshot, instruction) -> one action string
@@ -69,19 +77,23 @@ class RandomPolicy:
     HOTKEYS = (("ctrl", "a"), ("ctrl", "c"), ("ctrl", "v"), ("ctrl", "z"))
     LETTERS = "abcdefghijklmnopqrstuvwxyz_0123456789"
     #: relative weights of the action kinds
-    WEIGHTS: ClassVar[Mapping[str, float]] = MappingProxyType({
-        "moveTo": 0.25,
-        "click": 0.30,
-        "doubleClick": 0.12,
-        "rightClick": 0.05,
-        "press": 0.13,
-        "hotkey": 0.05,
-        "write": 0.10,
-    })
+    WEIGHTS: ClassVar[Mapping[str, float]] = MappingProxyType(
+        {
+            "moveTo": 0.25,
+            "click": 0.30,
+            "doubleClick": 0.12,
+            "rightClick": 0.05,
+            "press": 0.13,
+            "hotkey": 0.05,
+            "write": 0.10,
+        }
+    )
 
     def __init__(self, seed: int | None = None, p_done: float = 0.05) -> None:
-        if isinstance(p_done, bool) or not isinstance(p_done, (int, float)) or not (
-            0.0 <= p_done <= 1.0
+        if (
+            isinstance(p_done, bool)
+            or not isinstance(p_done, (int, float))
+            or not (0.0 <= p_done <= 1.0)
         ):
             raise ValueError(f"p_done must be a probability in [0, 1], got {p_done!r}")
         self.rng = np.random.default_rng(seed)
@@ -104,8 +116,9 @@ class RandomPolicy:
             keys = self.HOTKEYS[int(self.rng.integers(len(self.HOTKEYS)))]
             return "pyautogui.hotkey(" + ", ".join(repr(k) for k in keys) + ")"
         length = int(self.rng.integers(1, 9))
-        text = "".join(self.LETTERS[int(i)] for i in self.rng.integers(0, len(self.LETTERS),
-                                                                        length))
+        text = "".join(
+            self.LETTERS[int(i)] for i in self.rng.integers(0, len(self.LETTERS), length)
+        )
         return f"pyautogui.write({text!r})"
 
     def __repr__(self) -> str:
@@ -119,30 +132,68 @@ def _screen_size(observation: Any) -> tuple[int, int]:
     return int(shape[0]), int(shape[1])
 
 
-def _random(seed: int) -> Policy:
+def _random(seed: int, task: str | None) -> Policy:
     return RandomPolicy(seed=seed)
 
 
-def _scripted(seed: int) -> Policy:
-    raise PolicyError(
-        "policy 'scripted' is not available yet: scripted task solvers come in a later "
-        "release; use 'random' or MODULE:CALLABLE"
-    )
+class ScriptedPolicy:
+    """The task's scripted solver (an oracle reading the accessibility tree) as a policy."""
+
+    needs_accessibility = True
+
+    def __init__(self, task: str) -> None:
+        from ..solvers import get_solver
+
+        try:
+            self.solver = get_solver(task)
+        except (KeyError, ValueError) as exc:
+            raise PolicyError(f"policy 'scripted': no solver for task {task!r}: {exc}") from None
+
+    def reset(self) -> None:
+        self.solver.reset()
+
+    def __call__(self, observation: np.ndarray, instruction: str, info: Mapping[str, Any]) -> str:
+        return self.solver(observation, instruction, info)
 
 
-#: built-in policy names and their factories ``factory(seed) -> policy``
-BUILTIN_POLICIES: dict[str, Callable[[int], Policy]] = {
+def _scripted(seed: int, task: str | None) -> Policy:
+    if task is None:
+        raise PolicyError("policy 'scripted' needs the task: it runs the task's own solver")
+    return ScriptedPolicy(task)
+
+
+#: built-in policy names and their factories ``factory(seed, task) -> policy``
+BUILTIN_POLICIES: dict[str, Callable[[int, str | None], Policy]] = {
     "random": _random,
     "scripted": _scripted,
 }
 
 
-def load_policy(spec: str = "random", seed: int = 0) -> Policy:
+def load_policies(spec: str, seed: int, n: int, task: str | None = None) -> list[Policy]:
+    """One policy per member (seeds ``seed``, ``seed + 1``, ...): stateful policies such as
+    scripted solvers keep one episode's state each."""
+    return [load_policy(spec, seed + i, task) for i in range(n)]
+
+
+def needs_accessibility(policies: Any) -> bool:
+    """Whether any policy asks for the accessibility tree in its ``info``."""
+    return any(getattr(p, "needs_accessibility", False) for p in policies)
+
+
+def reset_policy(policy: Policy) -> None:
+    """Start a new episode for a policy that keeps state (it has ``reset()``)."""
+    reset = getattr(policy, "reset", None)
+    if callable(reset):
+        reset()
+
+
+def load_policy(spec: str = "random", seed: int = 0, task: str | None = None) -> Policy:
     """The policy a command-line spec names.
 
     Args:
-        spec: ``"random"``, ``"scripted"`` (not available yet), or ``"MODULE:CALLABLE"``
-            (see the module docstring for how classes and factories are called).
+        spec: ``"random"``, ``"scripted"`` (the task's scripted solver: needs ``task``), or
+            ``"MODULE:CALLABLE"`` (see the module docstring for how classes and factories
+            are called).
         seed: seed of the policy's randomness (passed to classes and factories that
             take a ``seed``).
 
@@ -154,7 +205,7 @@ def load_policy(spec: str = "random", seed: int = 0) -> Policy:
         raise PolicyError(f"policy spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
     if spec in BUILTIN_POLICIES:
-        return BUILTIN_POLICIES[spec](seed)
+        return BUILTIN_POLICIES[spec](seed, task)
     if ":" not in spec:
         known = ", ".join(sorted(BUILTIN_POLICIES))
         raise PolicyError(f"unknown policy {spec!r}: use one of {known}, or MODULE:CALLABLE")
@@ -246,9 +297,10 @@ def _is_factory(fn: Any) -> bool:
     except (TypeError, ValueError):
         return False
     required = [
-        p for p in params
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                               p.KEYWORD_ONLY)
+        p
+        for p in params
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     ]
     has_seed = any(
         p.name == "seed" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params
@@ -270,13 +322,31 @@ def _instantiate(target: Any, seed: int, spec: str) -> Any:
     return target
 
 
-def call_policy(policy: Policy, observation: np.ndarray, instruction: str, spec: str) -> str:
-    """``policy(observation, instruction)``, with a failure reported as a `PolicyError`.
+def _wants_info(policy: Policy) -> bool:
+    """Whether ``policy`` takes a third positional parameter (the step's info)."""
+    try:
+        params = inspect.signature(policy).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def call_policy(
+    policy: Policy,
+    observation: np.ndarray,
+    instruction: str,
+    spec: str,
+    info: Mapping[str, Any] | None = None,
+) -> str:
+    """``policy(observation, instruction[, info])``, a failure reported as a `PolicyError`.
 
     What the policy answers goes to the env as is: a non-string answer is the env's to
     flag (``info["action_error"]``), as every policy mistake is data.
     """
     try:
+        if _wants_info(policy):
+            return policy(observation, instruction, info if info is not None else {})  # type: ignore[call-arg]
         return policy(observation, instruction)
     except Exception as exc:  # user code: report it as one line naming the spec
         raise PolicyError(f"policy {spec!r} raised {type(exc).__name__}: {exc}") from exc

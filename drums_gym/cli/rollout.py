@@ -17,6 +17,7 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,11 +32,18 @@ from ._common import (
     fail,
     fit_to_terminal,
     info_at,
+    member_info,
     positive_int,
 )
 from ._progress import Progress
 from ._table import format_table
-from .policies import Policy, call_policy, load_policy
+from .policies import (
+    Policy,
+    call_policy,
+    load_policies,
+    needs_accessibility,
+    reset_policy,
+)
 
 __all__ = ["GroupOutcome", "MemberOutcome", "add_parser", "run", "run_groups"]
 
@@ -60,14 +68,26 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--task", default="e0df059f", help="task id or its first 8 characters")
     p.add_argument("--n", type=positive_int, default=8, help="members per group (default 8)")
     p.add_argument("--groups", type=positive_int, default=2, help="groups (default 2)")
-    p.add_argument("--steps", type=positive_int, default=15,
-                   help="step budget of each member's episode (default 15)")
-    p.add_argument("--policy", default="random",
-                   help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
-                   "factory taking seed= is called with --seed (see drums_gym.cli.policies)")
+    p.add_argument(
+        "--steps",
+        type=positive_int,
+        default=15,
+        help="step budget of each member's episode (default 15)",
+    )
+    p.add_argument(
+        "--policy",
+        default="random",
+        help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
+        "factory taking seed= is called with --seed (see drums_gym.cli.policies)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
-    p.add_argument("--prefix", action="append", default=[], metavar="CODE",
-                   help="pyautogui code run on the parent before forking (repeatable)")
+    p.add_argument(
+        "--prefix",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="pyautogui code run on the parent before forking (repeatable)",
+    )
     add_connection_args(p)
     add_output_args(p)
     p.set_defaults(run=run)
@@ -123,13 +143,17 @@ def run_groups(
     *,
     n: int,
     groups: int,
-    policy: Policy,
+    policy: Policy | Sequence[Policy],
     spec: str = "policy",
     progress: Progress | None = None,
 ) -> list[GroupOutcome]:
     """Fork ``parent`` (a reset `DrumsDesktopEnv`) into ``groups`` groups of ``n`` and run
-    ``policy`` in each member until its episode ends. The vector env is closed on return
-    and on any exception."""
+    ``policy`` in each member until its episode ends (a sequence: one policy per member,
+    each reset at the start of a group). The vector env is closed on return and on any
+    exception."""
+    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
+    if len(policies) != n:
+        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
     steps = parent.max_steps
     instruction = parent.instruction
     outcomes: list[GroupOutcome] = []
@@ -141,13 +165,17 @@ def run_groups(
             started = time.perf_counter()
             note = f"group {g + 1}/{groups}"
             obs, infos = vec.reset()
+            for member in policies:
+                reset_policy(member)
             done = np.zeros(n, dtype=bool)
             members: list[MemberOutcome | None] = [None] * n
             action_errors = np.zeros(n, dtype=np.int64)
             step = 0
             while not done.all():
                 actions = [
-                    IDLE_ACTION if done[i] else call_policy(policy, obs[i], instruction, spec)
+                    IDLE_ACTION
+                    if done[i]
+                    else call_policy(policies[i], obs[i], instruction, spec, member_info(infos, i))
                     for i in range(n)
                 ]
                 obs, rewards, terminations, truncations, infos = vec.step(actions)
@@ -160,9 +188,9 @@ def run_groups(
                         members[i] = MemberOutcome(
                             valid=valid,
                             score=float(rewards[i]) if valid else None,
-                            reason=None if valid else str(
-                                info_at(infos, "invalid_reason", i) or "unknown"
-                            ),
+                            reason=None
+                            if valid
+                            else str(info_at(infos, "invalid_reason", i) or "unknown"),
                             steps=step,
                             action_errors=int(action_errors[i]),
                         )
@@ -188,8 +216,10 @@ def _start_parent(parent: Any, prefix: list[str], seed: int) -> None:
         if info.get("valid", True):
             break
         reason = info.get("invalid_reason")
-        print(f"drums-gym rollout: the parent's episode is invalid ({reason}); resetting it",
-              file=sys.stderr)
+        print(
+            f"drums-gym rollout: the parent's episode is invalid ({reason}); resetting it",
+            file=sys.stderr,
+        )
     else:
         raise ValueError(
             f"the parent desktop's episode was invalid {PARENT_ATTEMPTS} times "
@@ -214,8 +244,10 @@ def _check_fork_size(parent: Any, n: int) -> None:
     if limits.fork_limit is not None and n > limits.fork_limit:
         raise ValueError(f"--n {n} exceeds the host's fork limit of {limits.fork_limit} children")
     if limits.live_desktops is not None and n + 1 > limits.live_desktops:
-        raise ValueError(f"--n {n} children and their parent exceed the host's limit of "
-                         f"{limits.live_desktops} live desktops")
+        raise ValueError(
+            f"--n {n} children and their parent exceed the host's limit of "
+            f"{limits.live_desktops} live desktops"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -223,14 +255,20 @@ def run(args: argparse.Namespace) -> int:
 
     for code in args.prefix:
         if code.strip().upper() in ("DONE", "FAIL"):
-            return fail("rollout", ValueError(f"--prefix {code!r}: a prefix cannot end the "
-                                              "parent's episode"))
+            return fail(
+                "rollout",
+                ValueError(f"--prefix {code!r}: a prefix cannot end the parent's episode"),
+            )
     if len(args.prefix) >= args.steps:
-        return fail("rollout", ValueError(
-            f"{len(args.prefix)} --prefix actions leave no step of the --steps {args.steps} "
-            "budget (the parent's episode shares it)"))
+        return fail(
+            "rollout",
+            ValueError(
+                f"{len(args.prefix)} --prefix actions leave no step of the --steps {args.steps} "
+                "budget (the parent's episode shares it)"
+            ),
+        )
     try:
-        policy = load_policy(args.policy, seed=args.seed)
+        policies = load_policies(args.policy, args.seed, args.n, task=args.task)
     except ValueError as exc:
         return fail("rollout", exc)
 
@@ -238,12 +276,23 @@ def run(args: argparse.Namespace) -> int:
     progress: Progress | None = None
     started = time.perf_counter()
     try:
-        parent = DrumsDesktopEnv(args.task, url=args.url, max_steps=args.steps)
+        parent = DrumsDesktopEnv(
+            args.task,
+            url=args.url,
+            max_steps=args.steps,
+            accessibility=needs_accessibility(policies),
+        )
         _check_fork_size(parent, args.n)
         _start_parent(parent, args.prefix, args.seed)
         progress = Progress(args.groups * args.steps, "steps", enabled=args.progress)
-        outcomes = run_groups(parent, n=args.n, groups=args.groups, policy=policy,
-                              spec=args.policy, progress=progress)
+        outcomes = run_groups(
+            parent,
+            n=args.n,
+            groups=args.groups,
+            policy=policies,
+            spec=args.policy,
+            progress=progress,
+        )
     except (DrumsError, ValueError) as exc:
         return fail("rollout", exc)
     finally:
@@ -264,8 +313,9 @@ def run(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------- output
 
 
-def _summary(args: argparse.Namespace, parent: Any, outcomes: list[GroupOutcome],
-             elapsed: float) -> dict[str, Any]:
+def _summary(
+    args: argparse.Namespace, parent: Any, outcomes: list[GroupOutcome], elapsed: float
+) -> dict[str, Any]:
     members = [m for o in outcomes for m in o.members]
     total = GroupResult.from_scores(
         [m.score if m.valid else None for m in members],
@@ -303,8 +353,9 @@ def _cells(values: list[float | None], signed: bool) -> str:
 def _reasons(reasons: dict[str, int]) -> str:
     if not reasons:
         return "-"
-    return ", ".join(f"{name} x{count}" for name, count in sorted(reasons.items(),
-                                                                   key=lambda kv: -kv[1]))
+    return ", ".join(
+        f"{name} x{count}" for name, count in sorted(reasons.items(), key=lambda kv: -kv[1])
+    )
 
 
 def render(summary: dict[str, Any]) -> str:
@@ -323,17 +374,21 @@ def render(summary: dict[str, Any]) -> str:
     lines.append("")
     rows = []
     for g in groups:
-        rows.append([
-            str(g["group"]),
-            f"{g['valid']}/{g['n']}",
-            _num(g["mean_score"]),
-            _cells(g["scores"], signed=False),
-            _cells(g["advantages"], signed=True),
-            _reasons(g["invalid_reasons"]),
-        ])
-    lines.append(format_table(
-        ["group", "valid", "mean", "scores", "advantages", "invalid"], rows, align="rrrlll"
-    ))
+        rows.append(
+            [
+                str(g["group"]),
+                f"{g['valid']}/{g['n']}",
+                _num(g["mean_score"]),
+                _cells(g["scores"], signed=False),
+                _cells(g["advantages"], signed=True),
+                _reasons(g["invalid_reasons"]),
+            ]
+        )
+    lines.append(
+        format_table(
+            ["group", "valid", "mean", "scores", "advantages", "invalid"], rows, align="rrrlll"
+        )
+    )
     total = summary["total"]
     successes = total["successes"]
     reasons = Counter(total["invalid_reasons"])
@@ -343,6 +398,8 @@ def render(summary: dict[str, Any]) -> str:
         f"{successes} success{'es' * (successes != 1)}, "
         f"invalid: {_reasons(dict(reasons))}, {summary['elapsed_s']:.1f}s"
     )
-    lines.append("         advantage = (score - group mean) / (group std + 1e-6) over valid "
-                 "members; '-': invalid, left out")
+    lines.append(
+        "         advantage = (score - group mean) / (group std + 1e-6) over valid "
+        "members; '-': invalid, left out"
+    )
     return "\n".join(lines)

@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..local.faults import FaultSpec
     from ..local.host import HostConfig
-    from ..local.server import LocalHost, is_loopback
+    from ..local.server import LocalHost
 
     try:
         config = HostConfig(
@@ -68,13 +68,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"drums-gym serve: {exc}", file=sys.stderr)
         return 2
-    if not is_loopback(args.host):
-        print(
-            f"drums-gym serve: warning: binding {args.host}, reachable beyond this machine"
-            + ("" if args.token else " with no token required"),
-            file=sys.stderr,
-        )
-    try:
+    try:  # LocalHost warns (logging) when it binds beyond loopback
         server.start()
     except OSError as exc:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)

@@ -58,10 +58,10 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             ``token`` (``DRUMS_URL``/``DRUMS_TOKEN``, else the embedded local host).
         url, token: where to connect when no client is given.
         ttl: the desktop's lease in seconds.
-        max_steps: steps per episode; the env verifies the episode when it truncates there
-            (default: the registered ``max_episode_steps``, else 15). With ``gym.make``,
-            pass ``max_steps=N``: Gymnasium's own ``max_episode_steps=N`` adds a TimeLimit
-            that cuts the episode without verifying it.
+        max_steps: steps per episode (default 15, as OSWorld); at the limit the env verifies
+            the episode and truncates it with the checker's score. With ``gym.make``, pass
+            ``max_steps=N``: Gymnasium's own ``max_episode_steps=N`` adds a TimeLimit that
+            cuts the episode without verifying it.
         render_mode: ``"rgb_array"`` or None.
         wait_timeout: seconds to wait for an episode's gates.
         wait_s: seconds a ``"WAIT"`` action waits.
@@ -159,18 +159,8 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     # ------------------------------------------------------------------ properties
     @property
     def max_steps(self) -> int:
-        """Steps per episode: the constructor's, else the spec's step limit, else 15."""
-        if self._max_steps is not None:
-            return self._max_steps
-        if self.spec is not None:
-            # gym.make gives the unwrapped env a spec without the step limit: read the
-            # registered one, so the env ends (and verifies) where the TimeLimit would cut
-            limit = self.spec.max_episode_steps
-            if limit is None and self.spec.id in gym.registry:
-                limit = gym.registry[self.spec.id].max_episode_steps
-            if limit is not None:
-                return int(limit)
-        return DEFAULT_MAX_STEPS
+        """Steps per episode: the constructor's ``max_steps``, else 15."""
+        return self._max_steps if self._max_steps is not None else DEFAULT_MAX_STEPS
 
     @property
     def slot(self) -> Slot | None:

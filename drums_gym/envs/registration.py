@@ -24,14 +24,21 @@ def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -
     if not isinstance(task_id, str) or len(task_id) < 8:
         raise ValueError(f"task_id must be a task id of at least 8 characters, got {task_id!r}")
     env_id = f"Drums/{task_id[:8]}"
+    if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or (
+        max_episode_steps < 1
+    ):
+        raise ValueError(f"max_episode_steps must be a positive int, got {max_episode_steps!r}")
     if env_id not in gym.registry:
+        # The step limit is the env's own (max_steps): at the limit it verifies the episode
+        # and truncates with the checker's score. Gymnasium's TimeLimit would truncate
+        # without verifying, so the spec carries none (pass max_steps=N to gym.make).
         gym.register(
             id=env_id,
             entry_point=ENTRY_POINT,
             vector_entry_point=VECTOR_ENTRY_POINT,
             nondeterministic=True,
-            max_episode_steps=max_episode_steps,
-            kwargs={"task": task_id},
+            max_episode_steps=None,
+            kwargs={"task": task_id, "max_steps": max_episode_steps},
         )
     return env_id
 

@@ -320,8 +320,8 @@ def make_fork_vector(
     ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
     resets it (waiting for its gates), and forks it; closing the vector env closes both.
     """
-    if max_episode_steps is not None:
-        env_kwargs.setdefault("max_steps", max_episode_steps)
+    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): the env's own
+        env_kwargs["max_steps"] = max_episode_steps
     parent = DrumsDesktopEnv(task=task, **env_kwargs)
     try:
         parent.reset()
