@@ -187,3 +187,14 @@ def test_gym_make_spec_and_wrappers(local_host, monkeypatch, artifacts):
     finally:
         env.close()
     assert list((artifacts / "video").glob("*.mp4")) or list((artifacts / "video").glob("*"))
+
+
+def test_gymnasium_time_limit_wraps_the_env(client):
+    env = gym.wrappers.TimeLimit(DrumsDesktopEnv("e0df059f", client=client, max_steps=2), 10)
+    try:
+        env.reset()
+        env.step("pyautogui.moveTo(7, 7)")
+        _, reward, terminated, truncated, info = env.step("pyautogui.moveTo(8, 8)")
+        assert truncated and info["score"] == 0.0, "the env's own limit verifies first"
+    finally:
+        env.close()
