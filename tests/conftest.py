@@ -64,3 +64,40 @@ def _embedded_host_leak_check() -> Iterator[None]:
     server = embedded_host()
     if server is not None:
         assert_no_leaks(server)
+
+
+# -- the soak: long reliability runs, only on request ------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("drums-gym")
+    group.addoption(
+        "--soak", action="store_true", default=False,
+        help="run the soak tests (tests/test_soak.py; minutes, not seconds)",
+    )
+    group.addoption(
+        "--soak-steps", type=int, default=2000, metavar="N",
+        help="vector steps of each soak test (default 2000)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "soak: a long reliability soak; runs only with --soak")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--soak"):
+        return
+    skip = pytest.mark.skip(reason="a soak test: run with --soak (and --soak-steps N)")
+    for item in items:
+        if "soak" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def soak_steps(request: pytest.FixtureRequest) -> int:
+    """How many vector steps a soak test runs (``--soak-steps``)."""
+    steps = int(request.config.getoption("--soak-steps"))
+    if steps < 100:
+        raise pytest.UsageError(f"--soak-steps must be at least 100, got {steps}")
+    return steps

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -95,12 +96,26 @@ class Transport:
         sleep: Callable[[float], None] = time.sleep,
         rand: Callable[[], float] = random.random,
     ) -> None:
-        if not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        if not isinstance(max_retries, int) or max_retries < 0:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ValueError(
+                f"timeout must be a positive, finite number of seconds, got {timeout!r}"
+            )
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        if not isinstance(retry_budget, (int, float)) or retry_budget < 0:
-            raise ValueError(f"retry_budget must be >= 0 seconds, got {retry_budget!r}")
+        if (
+            isinstance(retry_budget, bool)
+            or not isinstance(retry_budget, (int, float))
+            or not math.isfinite(retry_budget)
+            or retry_budget < 0
+        ):
+            raise ValueError(
+                f"retry_budget must be a finite number of seconds >= 0, got {retry_budget!r}"
+            )
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self.retry_budget = float(retry_budget)

@@ -168,13 +168,16 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
-        field = ".".join(loc) or "body"
+        # a JSON decode error's loc ends in a character position, not a field
+        field = "body" if first.get("type") == "json_invalid" else ".".join(loc) or "body"
         return _error(
             422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", {"field": field}
         )
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # an unparseable body (e.g. not UTF-8): documented as 422
+            return _error(422, "invalid_request", f"body: {exc.detail}", {"field": "body"})
         codes = {404: "not_found", 405: "method_not_allowed"}
         return _error(
             exc.status_code,

@@ -58,8 +58,19 @@ class LocalHost:
         faults: FaultSpec | str | None = None,
         seed: int = 0,
     ) -> None:
-        if not isinstance(port, int) or not 0 <= port <= 65535:
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise ValueError(f"port must be an int in [0, 65535], got {port!r}")
+        if not isinstance(host, str) or not host:
+            raise ValueError(f"host must be an address string, got {host!r}")
+        if config is not None and not isinstance(config, HostConfig):
+            raise ValueError(f"config must be a HostConfig or None, got {config!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        if isinstance(tokens, (str, bytes)):
+            raise ValueError("tokens must be an iterable of token strings, not one string")
+        tokens = tuple(tokens)
+        if not all(isinstance(t, str) and t for t in tokens):
+            raise ValueError("tokens must be non-empty strings")  # never echo a token
         self.model = Host(config, Faults(faults, seed=seed), seed=seed)
         self.app = create_app(self.model, tokens)
         self.bind_host = host
@@ -107,6 +118,13 @@ class LocalHost:
             self.stop()
             raise RuntimeError(f"the local Drums host did not start on {self.bind_host}")
         address, bound = sock.getsockname()[:2]
+        if not is_loopback(self.bind_host):
+            log.warning(
+                "drums-gym: the local Drums host is bound to %s, reachable beyond this "
+                "machine%s; bind 127.0.0.1 to keep it local",
+                self.bind_host,
+                "" if self.app.state.tokens else " with no token required",
+            )
         shown = f"[{address}]" if ":" in address else address
         self._url = f"http://{shown}:{bound}"
         return self
