@@ -18,11 +18,11 @@ def pack_rgb(image: Image.Image) -> bytes:
     if image.mode != "RGB":
         image = image.convert("RGB")
     width, height = image.size
-    try:
-        encoder = Image._getencoder("RGB", "raw", ("RGB",))  # what tobytes() uses
-    except AttributeError:  # a Pillow without it: the public path
+    try:  # what tobytes() does, in one chunk; Pillow-internal, so any surprise falls back
+        encoder = Image._getencoder("RGB", "raw", ("RGB",))
+        encoder.setimage(image.im, (0, 0, width, height))
+    except (AttributeError, TypeError, ValueError):
         return image.tobytes()
-    encoder.setimage(image.im)
     chunks = []
     while True:
         _, status, chunk = encoder.encode(width * height * 3 + 65536)
