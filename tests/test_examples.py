@@ -96,3 +96,13 @@ def test_embedded_host_faults_from_the_environment():
     text = json.dumps(summary)
     assert "gate_failed" in text, "some members were invalid, with their reason"
     assert "embedded local Drums host" in out.stderr and "gate_fail=0.5" in out.stderr
+
+
+def test_benchmark_suite_runs():
+    """The benchmark command keeps working (a smoke run of one of its parts)."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "observation"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "png: client CPU per frame" in out.stdout and "floor" in out.stdout
