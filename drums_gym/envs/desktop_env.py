@@ -177,8 +177,17 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         new_episode = self._slot is not None
         if self._slot is None:
             self._slot = self.client.create(task=self.task_id, ttl=self.ttl, screen=self.screen)
-        runner = EpisodeRunner(
-            self._slot,
+        runner = self.episode_runner(self._slot)
+        self._runner = runner
+        obs, info = runner.start(new_episode=new_episode)
+        info.update(task_id=self.task_id, instruction=self.instruction)
+        return obs, info
+
+    def episode_runner(self, slot: Slot | None, failed_reason: str | None = None) -> EpisodeRunner:
+        """A runner of ``slot``'s episodes with this env's settings (the fork vector env
+        makes one per child; ``slot`` None is a child that did not come up)."""
+        return EpisodeRunner(
+            slot,
             max_steps=self.max_steps,
             height=self.screen[1],
             width=self.screen[0],
@@ -186,11 +195,8 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             wait_timeout=self._wait_timeout,
             screenshot_format=self._format,
             accessibility=self._accessibility,
+            failed_reason=failed_reason,
         )
-        self._runner = runner
-        obs, info = runner.start(new_episode=new_episode)
-        info.update(task_id=self.task_id, instruction=self.instruction)
-        return obs, info
 
     def step(self, action: str) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._runner is None:

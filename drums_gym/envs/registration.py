@@ -24,8 +24,10 @@ def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -
     if not isinstance(task_id, str) or len(task_id) < 8:
         raise ValueError(f"task_id must be a task id of at least 8 characters, got {task_id!r}")
     env_id = f"Drums/{task_id[:8]}"
-    if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) or (
-        max_episode_steps < 1
+    if (
+        isinstance(max_episode_steps, bool)
+        or not isinstance(max_episode_steps, int)
+        or (max_episode_steps < 1)
     ):
         raise ValueError(f"max_episode_steps must be a positive int, got {max_episode_steps!r}")
     if env_id not in gym.registry:

@@ -99,20 +99,6 @@ class DrumsForkVectorEnv(VectorEnv):
         self._closed = False
 
     # ------------------------------------------------------------------ forking
-    def _new_runner(self, slot: Slot | None, reason: str | None = None) -> EpisodeRunner:
-        p = self.parent
-        return EpisodeRunner(
-            slot,
-            max_steps=p.max_steps,
-            height=p.screen[1],
-            width=p.screen[0],
-            wait_s=p._wait_s,
-            wait_timeout=p._wait_timeout,
-            screenshot_format=p._format,
-            accessibility=p._accessibility,
-            failed_reason=reason,
-        )
-
     def _fork(self, count: int) -> list[EpisodeRunner]:
         """``count`` runners on fresh children; failed children are retried, then flagged."""
         parent_slot = self.parent.slot
@@ -135,8 +121,8 @@ class DrumsForkVectorEnv(VectorEnv):
             slots.extend(group)
             if len(group) == 0 and not self.keep_state and group.state:
                 self._delete_state(group.state)  # no child will ever delete it
-        runners = [self._new_runner(s) for s in slots]
-        runners += [self._new_runner(None, reason) for _ in range(count - len(slots))]
+        runners = [self.parent.episode_runner(s) for s in slots]
+        runners += [self.parent.episode_runner(None, reason) for _ in range(count - len(slots))]
         return runners
 
     def _delete_state(self, state: str) -> None:
