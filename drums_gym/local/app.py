@@ -260,9 +260,19 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     def screenshot(
         slot_id: str, ws: Workspace, format: str = "png", since: str | None = None
     ) -> Response:
-        data, headers = host.screenshot(ws, slot_id, format, since)
+        shot = host.screenshot(ws, slot_id, format, since)
+        headers = {
+            "X-Screen-Width": str(shot.width),
+            "X-Screen-Height": str(shot.height),
+            "X-Episode-Status": shot.episode_status,
+            "X-Frame": str(shot.frame),
+            "X-Frame-Token": shot.token,
+        }
+        if shot.delta_base is not None:
+            headers["X-Delta-Base"] = shot.delta_base
+            headers["X-Delta-Boxes"] = ";".join(",".join(map(str, b)) for b in shot.boxes)
         media = "image/png" if format == "png" else "application/octet-stream"
-        return Response(content=data, media_type=media, headers=headers)
+        return Response(content=shot.data, media_type=media, headers=headers)
 
     @app.get("/v1/slots/{slot_id}/accessibility", tags=["episodes"])
     def accessibility(slot_id: str, ws: Workspace) -> dict[str, Any]:

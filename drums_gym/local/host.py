@@ -8,207 +8,30 @@ desktop (actions, screenshots) holds only that slot's lock, so desktops run in p
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from .._rgb import pack_rgb
 from ..actions import ActionError, expand, parse
+from .config import HostConfig
 from .desktop import Desktop
 from .episodes import Episode, HostError
 from .faults import Faults
+from .frames import Frame, encode, frame_delta
+from .slots import Gone, SavedState, Slot, Workspace
 from .tasks import Task, UnknownTask, get_task
 
 __all__ = ["Host", "HostConfig", "SavedState", "Slot"]
 
-#: what one saved state costs the host (the Drums docs: about 0.6 GB)
-STATE_SIZE_BYTES = 644_245_094
 #: how long a deleted slot still answers ``state: deleted`` before it is forgotten
 GONE_KEEP_S = 600.0
 IDEMPOTENCY_KEEP_S = 24 * 3600.0
 #: desktop time that passes between two action requests
 ACTION_GAP_S = 1.0
-#: changed rows closer than this share one delta rectangle
-DELTA_GAP = 16
-
-
-@dataclass(frozen=True)
-class HostConfig:
-    """Limits and timings of a local host (``drums-gym serve`` flags set them)."""
-
-    live_desktops: int = 16  # per workspace
-    host_desktops: int = 32  # the whole host
-    fork_limit: int = 8
-    saved_states: int = 8  # per workspace
-    default_ttl_s: float = 900.0
-    max_ttl_s: float = 86400.0
-    state_idle_ttl_s: float = 1800.0
-    gate_delay_s: float = 0.2
-    capacity_retry_after_s: float = 2.0
-
-    def __post_init__(self) -> None:
-        for name in ("live_desktops", "host_desktops", "fork_limit", "saved_states"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"HostConfig.{name} must be an int >= 1, got {value!r}")
-        for name in (
-            "default_ttl_s",
-            "max_ttl_s",
-            "state_idle_ttl_s",
-            "gate_delay_s",
-            "capacity_retry_after_s",
-        ):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise ValueError(f"HostConfig.{name} must be a finite number >= 0, got {value!r}")
-        if self.default_ttl_s > self.max_ttl_s:
-            raise ValueError(
-                f"HostConfig.default_ttl_s ({self.default_ttl_s}) exceeds max_ttl_s "
-                f"({self.max_ttl_s})"
-            )
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "live_desktops": self.live_desktops,
-            "host_desktops": self.host_desktops,
-            "fork_limit": self.fork_limit,
-            "saved_states": self.saved_states,
-            "default_ttl_s": self.default_ttl_s,
-            "max_ttl_s": self.max_ttl_s,
-            "state_idle_ttl_s": self.state_idle_ttl_s,
-        }
-
-
-@dataclass
-class Slot:
-    """A live desktop in a workspace, with its current episode."""
-
-    id: str
-    workspace: str
-    task: Task
-    desktop: Desktop
-    episode: Episode
-    ttl_s: float
-    expires_at: float
-    parent: str | None = None
-    saved_state: str | None = None
-    created_at: float = field(default_factory=time.time)
-    state: str = "running"  # running | deleted
-    deleted_reason: str | None = None
-    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    epoch: int = 0  # bumped when reset replaces the desktop: frame tokens never repeat
-    _encoded: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
-    _served_raw: tuple[str, bytes] | None = field(default=None, repr=False)
-
-    def public(self) -> dict[str, Any]:
-        self.episode.refresh()
-        return {
-            "id": self.id,
-            "task": self.task.id,
-            "state": self.state,
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "ttl_s": self.ttl_s,
-            "screen": {"width": self.desktop.width, "height": self.desktop.height},
-            "parent": self.parent,
-            "saved_state": self.saved_state,
-            "episode": self.episode.public(),
-        }
-
-
-@dataclass
-class SavedState:
-    """A snapshot of a desktop that fork children are restored from."""
-
-    id: str
-    workspace: str
-    slot_id: str
-    task: Task
-    desktop: Desktop
-    delete_with_children: bool
-    expires_at: float
-    idle_ttl_s: float
-    children: set[str] = field(default_factory=set)
-    created_at: float = field(default_factory=time.time)
-
-    def touch(self) -> None:
-        self.expires_at = time.time() + self.idle_ttl_s
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "slot": self.slot_id,
-            "children": sorted(self.children),
-            "delete_with_children": self.delete_with_children,
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "size_bytes": STATE_SIZE_BYTES,
-        }
-
-
-@dataclass(frozen=True)
-class _Gone:
-    """What a deleted slot still answers for ``GONE_KEEP_S``: its last public form and why it
-    went. The desktop itself is not kept (tens of MB each, with its frame caches)."""
-
-    last: dict[str, Any]
-    deleted_reason: str | None
-
-    def public(self) -> dict[str, Any]:
-        return self.last
-
-
-@dataclass
-class _Workspace:
-    slots: dict[str, Slot] = field(default_factory=dict)
-    gone: dict[str, tuple[float, _Gone]] = field(default_factory=dict)
-    states: dict[str, SavedState] = field(default_factory=dict)
-    idempotency: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
-
-
-def frame_delta(
-    old: bytes, new: bytes, width: int, height: int
-) -> tuple[list[tuple[int, int, int, int]], bytes]:
-    """Where two raw RGB frames differ: rectangles ``(x, y, w, h)`` and their pixels, in order.
-
-    Changed rows are grouped into bands (rows less than ``DELTA_GAP`` apart share one), and
-    each band is cut to the columns that changed in it: a pointer that moved across the
-    screen is two small rectangles, not one that spans both places.
-    """
-    row_bytes = width * 3
-    a = np.frombuffer(old, np.uint8).reshape(height, row_bytes)
-    b = np.frombuffer(new, np.uint8).reshape(height, row_bytes)
-    if row_bytes % 8 == 0:  # compare 8 bytes at a time
-        changed = (a.view(np.uint64) != b.view(np.uint64)).any(axis=1)
-    else:
-        changed = (a != b).any(axis=1)
-    rows = np.flatnonzero(changed)
-    boxes: list[tuple[int, int, int, int]] = []
-    patches: list[bytes] = []
-    if rows.size == 0:
-        return boxes, b""
-    breaks = np.flatnonzero(np.diff(rows) > DELTA_GAP)
-    starts = np.concatenate(([rows[0]], rows[breaks + 1]))
-    ends = np.concatenate((rows[breaks], [rows[-1]])) + 1
-    for top, bottom in zip(starts.tolist(), ends.tolist(), strict=True):
-        cols = np.flatnonzero((a[top:bottom] != b[top:bottom]).any(axis=0))
-        left, right = int(cols[0]) // 3, int(cols[-1]) // 3 + 1
-        boxes.append((left, top, right - left, bottom - top))
-        patches.append(b[top:bottom, left * 3 : right * 3].tobytes())
-    return boxes, b"".join(patches)
 
 
 def workspace_of(token: str | None) -> str:
@@ -239,13 +62,13 @@ class Host:
         self.config = config or HostConfig()
         self.faults = faults or Faults(seed=seed)
         self._lock = threading.RLock()
-        self._workspaces: dict[str, _Workspace] = {}
+        self._workspaces: dict[str, Workspace] = {}
 
     # ------------------------------------------------------------------ helpers
-    def _ws(self, workspace: str) -> _Workspace:
+    def _ws(self, workspace: str) -> Workspace:
         ws = self._workspaces.get(workspace)
         if ws is None:
-            ws = self._workspaces[workspace] = _Workspace()
+            ws = self._workspaces[workspace] = Workspace()
         return ws
 
     def _slot(self, workspace: str, slot_id: str) -> Slot:
@@ -370,10 +193,10 @@ class Host:
                 ]:
                     del ws.idempotency[key]
 
-    def _drop_slot(self, ws: _Workspace, slot: Slot, reason: str) -> None:
+    def _drop_slot(self, ws: Workspace, slot: Slot, reason: str) -> None:
         del ws.slots[slot.id]
         slot.state, slot.deleted_reason = "deleted", reason
-        ws.gone[slot.id] = (time.time(), _Gone(slot.public(), reason))
+        ws.gone[slot.id] = (time.time(), Gone(slot.public(), reason))
         state = ws.states.get(slot.saved_state) if slot.saved_state else None
         if state is not None:
             state.children.discard(slot.id)
@@ -462,7 +285,7 @@ class Host:
         self.reap()
         with self._lock:
             ws = self._ws(workspace)
-            slot: Slot | _Gone | None = ws.slots.get(slot_id) or (
+            slot: Slot | Gone | None = ws.slots.get(slot_id) or (
                 ws.gone[slot_id][1] if slot_id in ws.gone else None
             )
         if slot is None:
@@ -556,11 +379,9 @@ class Host:
         with slot.lock:
             return {"episode": slot.episode.id, "actions": list(slot.episode.log)}
 
-    def screenshot(
-        self, workspace: str, slot_id: str, fmt: str, since: str | None = None
-    ) -> tuple[bytes, dict[str, str]]:
-        """The screen as PNG or raw RGB. With ``since`` (a raw frame's ``X-Frame-Token``
-        the caller holds), a raw reply may be a delta: the rectangle that changed since."""
+    def screenshot(self, workspace: str, slot_id: str, fmt: str, since: str | None = None) -> Frame:
+        """The screen as PNG or raw RGB. With ``since`` (the token of the raw frame the caller
+        holds), a raw reply is a delta: the rectangles that changed since that frame."""
         if fmt not in ("png", "raw"):
             raise HostError(
                 422,
@@ -571,36 +392,31 @@ class Host:
         slot = self._slot(workspace, slot_id)
         with slot.lock:
             desktop = slot.desktop
-            image = desktop.render()
             frame = desktop.frame
-            token = f"{slot.epoch}.{frame}"
             cached = slot._encoded.get(fmt)
             if cached is not None and cached[0] == frame:
                 data = cached[1]
             else:  # encode once per frame and format: polling an idle screen costs nothing
-                if fmt == "raw":
-                    data = pack_rgb(image)
-                else:
-                    buf = io.BytesIO()
-                    image.save(buf, format="PNG", compress_level=1)
-                    data = buf.getvalue()
+                data = encode(desktop.render(), fmt)
                 slot._encoded[fmt] = (frame, data)
             slot.episode.refresh()
-            headers = {
-                "X-Screen-Width": str(desktop.width),
-                "X-Screen-Height": str(desktop.height),
-                "X-Episode-Status": slot.episode.status,
-                "X-Frame": str(frame),
-                "X-Frame-Token": token,
-            }
+            token = f"{slot.epoch}.{frame}"
+            shot = Frame(data, desktop.width, desktop.height, frame, token, slot.episode.status)
             if fmt == "raw":
-                base = slot._served_raw
-                slot._served_raw = (token, data)
+                base, slot._served_raw = slot._served_raw, (token, data)
                 if since is not None and base is not None and base[0] == since:
-                    boxes, data = frame_delta(base[1], data, desktop.width, desktop.height)
-                    headers["X-Delta-Base"] = since
-                    headers["X-Delta-Boxes"] = ";".join(",".join(map(str, b)) for b in boxes)
-        return data, headers
+                    boxes, patch = frame_delta(base[1], data, desktop.width, desktop.height)
+                    shot = Frame(
+                        patch,
+                        desktop.width,
+                        desktop.height,
+                        frame,
+                        token,
+                        slot.episode.status,
+                        delta_base=since,
+                        boxes=boxes,
+                    )
+        return shot
 
     def accessibility(self, workspace: str, slot_id: str) -> dict[str, Any]:
         slot = self._slot(workspace, slot_id)
