@@ -87,8 +87,8 @@ class SavedState:
 @dataclass(frozen=True)
 class Gone:
     """What a deleted slot still answers for a while (the host's ``GONE_KEEP_S``): its last
-    public form and why it
-    went. The desktop itself is not kept (tens of MB each, with its frame caches)."""
+    public form and why it went. The desktop itself is not kept (tens of MB with its
+    frame caches)."""
 
     last: dict[str, Any]
     deleted_reason: str | None
