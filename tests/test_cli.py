@@ -265,15 +265,28 @@ def test_eval_json_counts_invalid_episodes_by_reason(make_host, monkeypatch, cap
     assert s["latency_ms"]["step"] is None or s["latency_ms"]["step"] > 0
 
 
-def test_eval_records_episodes(host_url, tmp_path, capsys):
+def test_eval_records_episodes(local_host, host_url, tmp_path, capsys, monkeypatch):
+    branch = local_host.model.branch
+    forks: list[int] = []
+
+    def spy(workspace, slot_id, body, *args, **kwargs):
+        forks.append(body["n"])
+        return branch(workspace, slot_id, body, *args, **kwargs)
+
+    monkeypatch.setattr(local_host.model, "branch", spy)
     record = tmp_path / "runs"
     assert main(["eval", "--episodes", "2", "--num-envs", "2", "--steps", "1",
                  "--record", str(record)]) == 0
     assert "recorded" in capsys.readouterr().out
-    episodes = sorted(record.glob("env-*/episode-*/steps.jsonl"))
-    assert len(episodes) >= 2
-    first = [json.loads(line) for line in episodes[0].read_text().splitlines()]
-    assert first[0]["step"] == 0 and first[1]["step"] == 1
+    assert forks and forks[0] == 2  # the fork vector env: both sub-envs forked from one parent
+    assert sorted(p.name for p in record.iterdir()) == ["env-0", "env-1"]
+    for k in range(2):  # each sub-env's first episode: the reset, then its one step
+        folder = record / f"env-{k}" / "episode-000001"
+        first = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
+        assert [s["step"] for s in first] == [0, 1] and first[0]["action"] is None
+        assert first[0]["info"]["instruction"].startswith("I have a directory")
+        assert first[1]["truncated"] or first[1]["terminated"]
+        assert (folder / "episode.gif").exists()
 
 
 # ------------------------------------------------------------------------------ pieces

@@ -17,6 +17,7 @@ import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import batch_space
 from PIL import Image
 
 from drums_gym.actions import ActionError, parse, parse_control
@@ -26,7 +27,10 @@ from drums_gym.wrappers import (
     DrumsVectorEpisodeStatistics,
     RecordTrajectory,
     ResizeScreenshot,
+    VectorDiscreteClicks,
+    VectorRecordTrajectory,
     VectorResizeScreenshot,
+    VectorWithInstruction,
     WithInstruction,
 )
 
@@ -685,3 +689,161 @@ def test_vector_wrappers_and_advantages_on_a_fork_group(drums: Callable[..., Any
         assert envs.valid_count == 2 and envs.success_rate == 0.0
     finally:
         group.close()
+
+
+# --- vector wrappers on the real fork vector env -------------------------------------------
+
+
+@pytest.fixture
+def fork_group(drums: Callable[..., Any]) -> Iterator[Callable[..., Any]]:
+    """``fork_group(autoreset_mode=..., max_steps=...)``: a reset parent's 2 forks, closed
+    at teardown (before the parent, then the host's leak check)."""
+    groups: list[Any] = []
+
+    def make(autoreset_mode: str = "NEXT_STEP", max_steps: int = 2) -> Any:
+        parent = drums(max_steps=max_steps)
+        parent.reset(seed=0)
+        group = parent.fork_vector(2, autoreset_mode=autoreset_mode)
+        groups.append(group)
+        return group
+
+    yield make
+    for group in groups:
+        group.close()
+
+
+def gif_frames(path: Path) -> int:
+    with Image.open(path) as gif:
+        return gif.n_frames
+
+
+def test_vector_with_instruction_on_a_fork_group(fork_group: Callable[..., Any]) -> None:
+    group = fork_group(max_steps=2)
+    envs = VectorWithInstruction(group)
+    assert isinstance(envs.single_observation_space, spaces.Dict)
+    assert envs.observation_space == batch_space(envs.single_observation_space, 2)
+    obs, infos = envs.reset()
+    instruction = group.parent.instruction
+    assert "todo_list_Jan_1" in instruction and infos["_instruction"].all()
+    assert obs["instruction"] == (instruction, instruction) == envs.instructions
+    assert obs["screenshot"].shape == (2, SCREEN[1], SCREEN[0], 3)
+    assert envs.observation_space.contains(obs)
+    obs, _, terms, _, _ = envs.step(("DONE", CLICK))
+    assert terms.tolist() == [True, False] and envs.observation_space.contains(obs)
+    obs, _, _, _, infos = envs.step(("WAIT", "DONE"))  # sub-env 0 autoresets
+    assert infos["_instruction"].tolist() == [True, False]
+    assert obs["instruction"] == (instruction, instruction)
+    assert envs.observation_space.contains(obs)
+    envs.close()
+    envs.close()
+
+
+def test_vector_discrete_clicks_on_a_fork_group(fork_group: Callable[..., Any]) -> None:
+    envs = VectorDiscreteClicks(fork_group(), grid=(4, 3))
+    single = DiscreteClicks(StandInDesktop(screen=SCREEN), grid=(4, 3))
+    assert envs.codes == single.codes and envs.meanings == single.meanings  # one table
+    n = single.action_space.n
+    assert envs.single_action_space == spaces.Discrete(n)
+    assert envs.action_space == spaces.MultiDiscrete([n, n])
+    assert envs.actions(np.array([0, n - 1])) == [
+        f"pyautogui.click({SCREEN[0] // 8}, {SCREEN[1] // 6})",
+        "DONE",
+    ]
+    for bad in ([0], [0, n], [0.0, 1.0], [True, False]):
+        with pytest.raises(ValueError, match="action"):
+            envs.actions(np.asarray(bad))
+    envs.reset()
+    _, _, terms, truncs, infos = envs.step(np.array([0, n - 1]))
+    assert terms.tolist() == [False, True] and not truncs.any()
+    assert "action_error" not in infos or not infos["_action_error"].any()
+    assert envs.action_space.contains(envs.action_space.sample())
+    envs.close()
+    envs.close()
+
+
+def test_vector_discrete_clicks_screen_of_a_sync_vector_env() -> None:
+    envs = SyncVectorEnv([lambda: StandInDesktop(screen=SCREEN)] * 2)
+    wrapped = VectorDiscreteClicks(envs, grid=(2, 2), keys=(), words=("DONE", "WAIT"))
+    assert wrapped.actions([3, 5]) == ["pyautogui.click(480, 360)", "WAIT"]
+    assert wrapped.action_meaning(0) == "click cell (0, 0) at (160, 120)"
+    wrapped.close()
+
+
+def test_vector_record_trajectory_next_step(fork_group: Callable[..., Any], tmp_path: Path) -> None:
+    envs = VectorRecordTrajectory(fork_group(max_steps=2), tmp_path)
+    envs.reset()
+    envs.step([CLICK, "DONE"])  # sub-env 1 ends
+    _, _, _, truncs, _ = envs.step([CLICK, "WAIT"])  # sub-env 0 hits max_steps; 1 autoresets
+    assert truncs.tolist() == [True, False]
+    envs.step(["WAIT", CLICK])  # sub-env 0 autoresets; 1 steps its second episode
+    envs.close()
+    envs.close()  # harmless
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env-0", "env-1"]
+    expected = {  # (sub-env, episode): actions, with None for the reset line
+        (0, 1): [None, CLICK, CLICK],
+        (0, 2): [None],
+        (1, 1): [None, "DONE"],
+        (1, 2): [None, CLICK],  # unfinished: its files are finished on close
+    }
+    for (k, episode), actions in expected.items():
+        folder = tmp_path / f"env-{k}" / f"episode-{episode:06d}"
+        steps = read_steps(folder)
+        assert [s["action"] for s in steps] == actions
+        assert [s["step"] for s in steps] == list(range(len(actions)))
+        assert steps[0]["info"]["task_id"].startswith("e0df059f")
+        assert steps[0]["info"]["instruction"].startswith("I have a directory")
+        assert gif_frames(folder / "episode.gif") == len(actions)
+        assert len(list(folder.glob("step-*.png"))) == len(actions)
+        with Image.open(folder / "step-0000.png") as png:
+            assert png.size == SCREEN
+    ends = read_steps(tmp_path / "env-0" / "episode-000001")[-1], read_steps(
+        tmp_path / "env-1" / "episode-000001"
+    )[-1]
+    assert ends[0]["truncated"] is True and ends[1]["terminated"] is True
+    assert all(end["info"]["valid"] is True for end in ends)
+    assert all(end["info"]["invalid_reason"] is None for end in ends)  # None kept
+    assert sorted(p.name for p in (tmp_path / "env-0").iterdir()) == [
+        "episode-000001",
+        "episode-000002",
+    ]
+
+
+def test_vector_record_trajectory_disabled_under_instructions(
+    fork_group: Callable[..., Any], tmp_path: Path
+) -> None:
+    inner = VectorWithInstruction(fork_group(autoreset_mode="DISABLED", max_steps=3))
+    envs = VectorRecordTrajectory(inner, tmp_path, save_frames=False)  # frames: obs["screenshot"]
+    obs, _ = envs.reset()
+    assert envs.observation_space.contains(obs)
+    envs.step(["DONE", CLICK])  # sub-env 0 ends and sits out
+    envs.step([CLICK, "DONE"])  # sub-env 1 ends
+    obs, _ = envs.reset(options={"reset_mask": np.array([True, False])})
+    assert envs.observation_space.contains(obs)
+    envs.step(["DONE", CLICK])
+    envs.close()
+    envs.close()
+    runs = {
+        (k, p.name): [s["action"] for s in read_steps(p)]
+        for k in range(2)
+        for p in sorted((tmp_path / f"env-{k}").iterdir())
+    }
+    assert runs == {
+        (0, "episode-000001"): [None, "DONE"],
+        (0, "episode-000002"): [None, "DONE"],
+        (1, "episode-000001"): [None, CLICK, "DONE"],
+    }
+    folder = tmp_path / "env-1" / "episode-000001"
+    assert sorted(p.name for p in folder.iterdir()) == ["episode.gif", "steps.jsonl"]
+    assert gif_frames(folder / "episode.gif") == 3
+
+
+def test_vector_record_trajectory_argument_errors(tmp_path: Path) -> None:
+    same_step = SyncVectorEnv(
+        [StandInDesktop] * 2, autoreset_mode=AutoresetMode.SAME_STEP
+    )
+    with pytest.raises(ValueError, match="NEXT_STEP or DISABLED"):
+        VectorRecordTrajectory(same_step, tmp_path)
+    with pytest.raises(ValueError, match="fps"):
+        VectorRecordTrajectory(same_step, tmp_path, fps=0)
+    same_step.close()
+    assert not list(tmp_path.iterdir())  # nothing created for a refused recorder

@@ -6,10 +6,9 @@ import argparse
 import json
 import shutil
 import sys
-from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
+from ..wrappers._vector_info import info_at, member_info
 
 __all__ = [
     "add_connection_args",
@@ -84,26 +83,3 @@ def fit_to_terminal(text: str, used: int = 0) -> str:
 
     width = terminal_width(default=0)
     return truncate(text, max(20, width - used)) if width else text
-
-
-def member_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
-    """Sub-env ``i``'s info, as a single env would give it, from Gymnasium vector infos."""
-    return {
-        key: info_at(infos, key, i)
-        for key in infos
-        if not str(key).startswith("_") and info_at(infos, key, i) is not None
-    }
-
-
-def info_at(infos: Mapping[str, Any], key: str, i: int, default: Any = None) -> Any:
-    """Sub-env ``i``'s ``key`` in Gymnasium vector infos (``key`` with its ``_key`` mask)."""
-    if key not in infos:
-        return default
-    mask = infos.get(f"_{key}")
-    if mask is not None and not bool(np.asarray(mask)[i]):
-        return default
-    values = infos[key]
-    if isinstance(values, Mapping):  # a nested dict of per-key arrays
-        return {k: info_at(values, k, i) for k in values if not str(k).startswith("_")}
-    value = values[i]
-    return value.item() if isinstance(value, np.generic) else value

@@ -11,7 +11,6 @@ rate by reason, and the mean step latency.
 from __future__ import annotations
 
 import argparse
-import functools
 import math
 import time
 from collections import Counter
@@ -82,8 +81,8 @@ def add_parser(sub: Any) -> None:
         "--record",
         default=None,
         metavar="DIR",
-        help="record every episode (frames, steps.jsonl, GIF) under DIR/env-<k>/; recording "
-        "runs the desktops as independent envs stepped one after another",
+        help="record every episode (frames, steps.jsonl, GIF) of sub-env k under "
+        "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record)",
     )
     add_connection_args(p)
     add_output_args(p)
@@ -199,22 +198,6 @@ def evaluate(
     return finished, timings, vector_steps
 
 
-def _recorded_env(
-    env_id: str, steps: int, url: str | None, directory: Path, accessibility: bool = False
-) -> gym.Env[Any, Any]:
-    """One recorded env of the ``--record`` path (a top-level function: it pickles)."""
-    from ..wrappers import RecordTrajectory
-
-    env = gym.make(
-        env_id, max_episode_steps=steps, max_steps=steps, url=url, accessibility=accessibility
-    )
-    try:
-        return RecordTrajectory(env, directory)
-    except BaseException:
-        env.close()
-        raise
-
-
 def make_envs(
     env_id: str,
     num_envs: int,
@@ -224,22 +207,17 @@ def make_envs(
     accessibility: bool = False,
 ) -> Any:
     """The vector env under evaluation, wrapped with the Drums episode statistics."""
-    from ..wrappers import DrumsVectorEpisodeStatistics
+    from ..wrappers import DrumsVectorEpisodeStatistics, VectorRecordTrajectory
 
-    if record is None:
-        envs = gym.make_vec(
-            env_id, num_envs=num_envs, max_episode_steps=steps, url=url, accessibility=accessibility
-        )
-    else:
-        root = Path(record)
-        envs = gym.vector.SyncVectorEnv(
-            [
-                functools.partial(
-                    _recorded_env, env_id, steps, url, root / f"env-{k}", accessibility
-                )
-                for k in range(num_envs)
-            ]
-        )
+    envs = gym.make_vec(
+        env_id, num_envs=num_envs, max_episode_steps=steps, url=url, accessibility=accessibility
+    )
+    if record is not None:
+        try:
+            envs = VectorRecordTrajectory(envs, Path(record))
+        except BaseException:
+            envs.close()
+            raise
     try:
         return DrumsVectorEpisodeStatistics(envs, buffer_length=10**6)
     except BaseException:
@@ -247,16 +225,16 @@ def make_envs(
         raise
 
 
-def _check_limits(url: str | None, num_envs: int, record: bool) -> None:
+def _check_limits(url: str | None, num_envs: int) -> None:
     """Refuse up front what the host would refuse midway (a fork above its limit)."""
     with connect(url=url) as client:
         limits = client.host().limits
-    if not record and limits.fork_limit is not None and num_envs > limits.fork_limit:
+    if limits.fork_limit is not None and num_envs > limits.fork_limit:
         raise ValueError(
             f"--num-envs {num_envs} exceeds the host's fork limit of {limits.fork_limit} children"
         )
     live = limits.live_desktops
-    if live is not None and num_envs + (0 if record else 1) > live:
+    if live is not None and num_envs + 1 > live:  # the children and their parent
         raise ValueError(
             f"--num-envs {num_envs} needs more desktops than the host's limit "
             f"of {live} live desktops"
@@ -276,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
     progress: Progress | None = None
     started = time.perf_counter()
     try:
-        _check_limits(args.url, args.num_envs, args.record is not None)
+        _check_limits(args.url, args.num_envs)
         envs = make_envs(
             env_id, args.num_envs, args.steps, args.url, args.record, needs_accessibility(policies)
         )

@@ -11,6 +11,9 @@ VectorResizeScreenshot         the same for vector envs
 WithInstruction                Dict observation: screenshot and task instruction
 DiscreteClicks                 Discrete(n) actions: grid clicks, keys, DONE
 RecordTrajectory               per episode: PNG frames, steps.jsonl, episode.gif
+VectorWithInstruction          WithInstruction for vector envs (n instructions)
+VectorDiscreteClicks           DiscreteClicks for vector envs: MultiDiscrete actions
+VectorRecordTrajectory         RecordTrajectory for vector envs: ``env-<k>/`` folders
 =============================  ========================================================
 
 >>> import gymnasium as gym
@@ -24,8 +27,11 @@ from .discrete_clicks import DEFAULT_KEYS, DiscreteClicks
 from .episode_statistics import DrumsEpisodeStatistics
 from .record_trajectory import RecordTrajectory
 from .resize_screenshot import ResizeScreenshot
+from .vector_discrete_clicks import VectorDiscreteClicks
 from .vector_episode_statistics import DrumsVectorEpisodeStatistics
+from .vector_record_trajectory import VectorRecordTrajectory
 from .vector_resize_screenshot import VectorResizeScreenshot
+from .vector_with_instruction import VectorWithInstruction
 from .with_instruction import INSTRUCTION_CHARSET, MAX_INSTRUCTION_LENGTH, WithInstruction
 
 __all__ = [
@@ -37,6 +43,9 @@ __all__ = [
     "DrumsVectorEpisodeStatistics",
     "RecordTrajectory",
     "ResizeScreenshot",
+    "VectorDiscreteClicks",
+    "VectorRecordTrajectory",
     "VectorResizeScreenshot",
+    "VectorWithInstruction",
     "WithInstruction",
 ]

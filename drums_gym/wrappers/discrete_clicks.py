@@ -6,15 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 from gymnasium import spaces
 
-from ..actions import CONTROL_WORDS, is_valid_key, normalize_key
+from ._action_table import DEFAULT_KEYS, ActionTable, pair, screen_of
 
 __all__ = ["DEFAULT_KEYS", "DiscreteClicks"]
-
-#: keys a `DiscreteClicks` agent can press by default
-DEFAULT_KEYS: tuple[str, ...] = ("enter", "escape", "f2", "backspace", "tab")
 
 
 class DiscreteClicks(gym.ActionWrapper[Any, int, str]):
@@ -54,68 +50,26 @@ class DiscreteClicks(gym.ActionWrapper[Any, int, str]):
         words: Sequence[str] = ("DONE",),
         screen: tuple[int, int] | None = None,
     ) -> None:
-        cols, rows = _pair("grid", grid)
-        width, height = _pair("screen", screen if screen is not None else _screen(env))
-        if isinstance(keys, str) or not all(isinstance(k, str) and is_valid_key(k) for k in keys):
-            raise ValueError(f"keys must be a sequence of pyautogui key names, got {keys!r}")
-        if isinstance(words, str) or not all(w in CONTROL_WORDS for w in words):
-            raise ValueError(f"words must be a sequence of {sorted(CONTROL_WORDS)}, got {words!r}")
+        pair("grid", grid)  # checked before the screen is looked up
+        table = ActionTable.build(
+            grid,
+            screen if screen is not None else screen_of(env),
+            double_click=double_click,
+            keys=keys,
+            words=words,
+        )
         gym.ActionWrapper.__init__(self, env)
-        self.grid = (cols, rows)
-        self.screen = (width, height)
-        codes: list[str] = []
-        meanings: list[str] = []
-        kinds = [("click", "click")] + ([("doubleClick", "double-click")] if double_click else [])
-        for function, verb in kinds:
-            for row in range(rows):
-                for col in range(cols):
-                    x, y = (2 * col + 1) * width // (2 * cols), (2 * row + 1) * height // (2 * rows)
-                    codes.append(f"pyautogui.{function}({x}, {y})")
-                    meanings.append(f"{verb} cell ({col}, {row}) at ({x}, {y})")
-        for key in keys:
-            name = normalize_key(key)
-            codes.append(f"pyautogui.press({name!r})")
-            meanings.append(f"press {name}")
-        for word in words:
-            codes.append(word)
-            meanings.append(word)
-        self.codes: tuple[str, ...] = tuple(codes)
-        self.meanings: tuple[str, ...] = tuple(meanings)
-        self.action_space = spaces.Discrete(len(codes))
+        self.table = table
+        self.grid = table.grid
+        self.screen = table.screen
+        self.codes: tuple[str, ...] = table.codes
+        self.meanings: tuple[str, ...] = table.meanings
+        self.action_space = spaces.Discrete(len(table))
 
     def action(self, action: int) -> str:
         """The pyautogui string (or control word) of the integer ``action``."""
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int in [0, {len(self.codes)}), got {action!r}")
-        if not 0 <= action < len(self.codes):
-            raise ValueError(f"action must be in [0, {len(self.codes)}), got {action!r}")
-        return self.codes[int(action)]
+        return self.table.code(action)
 
     def action_meaning(self, action: int) -> str:
         """What the integer ``action`` does, in words (``"press enter"``)."""
-        self.action(action)
-        return self.meanings[int(action)]
-
-
-def _pair(name: str, value: Any) -> tuple[int, int]:
-    if (
-        not isinstance(value, (tuple, list))
-        or len(value) != 2
-        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
-        or not all(v > 0 for v in value)
-    ):
-        raise ValueError(f"{name} must be a pair of positive ints, got {value!r}")
-    return int(value[0]), int(value[1])
-
-
-def _screen(env: gym.Env[Any, Any]) -> tuple[int, int]:
-    """``(width, height)`` of the desktop under ``env``."""
-    screen = getattr(env.unwrapped, "screen", None)
-    if screen is not None:
-        return screen
-    space = env.unwrapped.observation_space
-    if isinstance(space, spaces.Box) and len(space.shape) == 3:
-        return int(space.shape[1]), int(space.shape[0])
-    raise ValueError(f"cannot tell the screen size of {env}: pass screen=(width, height)")
+        return self.table.meaning(action)

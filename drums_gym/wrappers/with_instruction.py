@@ -31,6 +31,24 @@ INSTRUCTION_CHARSET: str = (
 )
 
 
+def instruction_space(charset: str) -> spaces.Text:
+    """The ``Text`` space of instructions over ``charset`` (ValueError if it is empty)."""
+    if not isinstance(charset, str) or not charset:
+        raise ValueError(f"charset must be a non-empty str, got {charset!r}")
+    return spaces.Text(max_length=MAX_INSTRUCTION_LENGTH, min_length=0, charset=charset)
+
+
+def warn_if_outside(text: spaces.Text, instruction: str) -> None:
+    """Warn (once per call) when ``instruction`` does not fit the ``text`` space."""
+    if not text.contains(instruction):
+        outside = sorted(set(instruction) - text.character_set)
+        warn(
+            f"the instruction (length {len(instruction)}) does not fit the "
+            f"instruction space (max_length {text.max_length}, characters outside "
+            f"its charset: {outside[:20]!r}); it is passed on unchanged"
+        )
+
+
 class WithInstruction(gym.ObservationWrapper[dict[str, Any], Any, np.ndarray]):
     """Observations become ``{"screenshot": array, "instruction": str}``.
 
@@ -53,10 +71,8 @@ class WithInstruction(gym.ObservationWrapper[dict[str, Any], Any, np.ndarray]):
     """
 
     def __init__(self, env: gym.Env[np.ndarray, Any], charset: str = INSTRUCTION_CHARSET) -> None:
-        if not isinstance(charset, str) or not charset:
-            raise ValueError(f"charset must be a non-empty str, got {charset!r}")
+        text = instruction_space(charset)
         gym.ObservationWrapper.__init__(self, env)
-        text = spaces.Text(max_length=MAX_INSTRUCTION_LENGTH, min_length=0, charset=charset)
         self.observation_space = spaces.Dict(
             {"screenshot": env.observation_space, "instruction": text}
         )
@@ -77,13 +93,7 @@ class WithInstruction(gym.ObservationWrapper[dict[str, Any], Any, np.ndarray]):
         if not isinstance(instruction, str):
             instruction = getattr(self.env.unwrapped, "instruction", "")
         self._instruction = str(instruction)
-        if not self._text.contains(self._instruction):
-            outside = sorted(set(self._instruction) - self._text.character_set)
-            warn(
-                f"the instruction (length {len(self._instruction)}) does not fit the "
-                f"instruction space (max_length {self._text.max_length}, characters outside "
-                f"its charset: {outside[:20]!r}); it is passed on unchanged"
-            )
+        warn_if_outside(self._text, self._instruction)
         return self.observation(obs), info
 
     def observation(self, observation: np.ndarray) -> dict[str, Any]:
