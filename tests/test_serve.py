@@ -68,3 +68,19 @@ def test_embedded_host_starts_once_in_process():
     assert out.stdout.strip() == "{'ok': True}"
     log = [line for line in out.stderr.splitlines() if "embedded local Drums host" in line]
     assert len(log) == 1 and "latency_ms=1" in log[0]
+
+
+def test_embedded_host_without_the_local_extra_says_what_to_install():
+    code = (
+        "import sys\n"
+        "sys.modules['fastapi'] = None  # as if drums-gym[local] was not installed\n"
+        "from drums_gym.client import connect\n"
+        "try:\n"
+        "    connect()\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DRUMS_URL"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert "pip install 'drums-gym[local]'" in out.stdout and "DRUMS_URL" in out.stdout

@@ -19,10 +19,13 @@ import logging
 import os
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from .faults import FaultSpec
 from .host import HostConfig
-from .server import LocalHost
+
+if TYPE_CHECKING:
+    from .server import LocalHost
 
 __all__ = ["embedded_host", "ensure_embedded_host"]
 
@@ -50,6 +53,15 @@ def ensure_embedded_host() -> str:
             faults = FaultSpec.parse(os.environ.get("DRUMS_LOCAL_FAULTS"))
             seed = int(_env_float("DRUMS_LOCAL_SEED", 0))
             config = HostConfig(gate_delay_s=_env_float("DRUMS_LOCAL_GATE_DELAY", 0.2))
+            try:
+                from .server import LocalHost
+            except ModuleNotFoundError as exc:
+                raise ModuleNotFoundError(
+                    "no DRUMS_URL is set, and the embedded local Drums host needs its server "
+                    f"stack ({exc.name} is missing): pip install 'drums-gym[local]', or set "
+                    "DRUMS_URL to a Drums host",
+                    name=exc.name,
+                ) from exc
             host = LocalHost(config, faults=faults, seed=seed).start()
             atexit.register(host.stop)
             _host = host
