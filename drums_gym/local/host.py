@@ -72,11 +72,17 @@ class Host:
         return ws
 
     def _slot(self, workspace: str, slot_id: str) -> Slot:
-        """A running slot, or 404 (unknown) / 409 (deleted)."""
-        self.reap()
+        """A running slot, or 404 (unknown) / 409 (deleted).
+
+        The hot path (every action, screenshot and episode poll): it expires only this
+        slot's lease; the sweep over everything is the background reaper's and the
+        listing and allocating calls'."""
         with self._lock:
             ws = self._ws(workspace)
             slot = ws.slots.get(slot_id)
+            if slot is not None and slot.expires_at <= time.time():
+                self._expire(ws, slot)
+                slot = None
             if slot is not None:
                 return slot
             if slot_id in ws.gone:
@@ -182,8 +188,7 @@ class Host:
         with self._lock:
             for ws in self._workspaces.values():
                 for slot in [s for s in ws.slots.values() if s.expires_at <= now]:
-                    slot.episode.invalidate("lease_expired")
-                    self._drop_slot(ws, slot, "lease_expired")
+                    self._expire(ws, slot)
                 for state in [s for s in ws.states.values() if s.expires_at <= now]:
                     del ws.states[state.id]
                 for sid in [k for k, (t, _) in ws.gone.items() if t + GONE_KEEP_S <= now]:
@@ -192,6 +197,11 @@ class Host:
                     k for k, (t, _, _) in ws.idempotency.items() if t + IDEMPOTENCY_KEEP_S <= now
                 ]:
                     del ws.idempotency[key]
+
+    def _expire(self, ws: Workspace, slot: Slot) -> None:
+        """A slot whose lease ended: its episode is invalid and its desktop gone."""
+        slot.episode.invalidate("lease_expired")
+        self._drop_slot(ws, slot, "lease_expired")
 
     def _drop_slot(self, ws: Workspace, slot: Slot, reason: str) -> None:
         del ws.slots[slot.id]
@@ -487,6 +497,7 @@ class Host:
         fingerprint = json.dumps(["branch", slot_id, body], sort_keys=True, default=str)
 
         def make() -> dict[str, Any]:
+            self.reap()  # expired leases free capacity before it is counted
             parent = self._slot(workspace, slot_id)
             with self._lock:
                 self._check_capacity(workspace, n, states=1)
