@@ -39,6 +39,7 @@ from .policies import (
     call_policy,
     load_policies,
     needs_accessibility,
+    per_member,
     reset_policy,
 )
 
@@ -145,9 +146,7 @@ def evaluate(
     number of vector steps taken.
     """
     n = envs.num_envs
-    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
-    if len(policies) != n:
-        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
+    policies = per_member(policy, n)
     obs, infos = envs.reset(seed=seed)
     for member in policies:
         reset_policy(member)

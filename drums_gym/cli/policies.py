@@ -33,7 +33,7 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar
@@ -50,6 +50,7 @@ __all__ = [
     "load_policies",
     "load_policy",
     "needs_accessibility",
+    "per_member",
     "reset_policy",
 ]
 
@@ -173,6 +174,14 @@ def load_policies(spec: str, seed: int, n: int, task: str | None = None) -> list
     """One policy per member (seeds ``seed``, ``seed + 1``, ...): stateful policies such as
     scripted solvers keep one episode's state each."""
     return [load_policy(spec, seed + i, task) for i in range(n)]
+
+
+def per_member(policy: Policy | Sequence[Policy], n: int) -> list[Policy]:
+    """``n`` policies: a sequence as it is (one per member), or one policy shared by all."""
+    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
+    if len(policies) != n:
+        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
+    return policies
 
 
 def needs_accessibility(policies: Any) -> bool:

@@ -42,6 +42,7 @@ from .policies import (
     call_policy,
     load_policies,
     needs_accessibility,
+    per_member,
     reset_policy,
 )
 
@@ -151,9 +152,7 @@ def run_groups(
     ``policy`` in each member until its episode ends (a sequence: one policy per member,
     each reset at the start of a group). The vector env is closed on return and on any
     exception."""
-    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
-    if len(policies) != n:
-        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
+    policies = per_member(policy, n)
     steps = parent.max_steps
     instruction = parent.instruction
     outcomes: list[GroupOutcome] = []
