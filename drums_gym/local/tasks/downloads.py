@@ -6,7 +6,7 @@ scripts from ``data/scripts/<task id8>/<name>`` (reconstructions of setup and ev
 that could not be had: ``docs/tasks.md`` lists them). Lookup order: the task's own script,
 then the file name (`BY_NAME`), then the kind of picture its extension names.
 
->>> generate("5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57", "/home/user/Desktop/poster_party_night.webp")[:4]
+>>> generate("5ea617a3", "/home/user/Desktop/poster_party_night.webp")[:4]
 b'RIFF'
 >>> generate("6f56bf42-85b8-4fbb-8e06-6c44960184ba", "setup.sh").startswith(b"#!/bin/bash")
 True
