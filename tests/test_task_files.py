@@ -6,6 +6,7 @@ import copy
 import doctest
 import hashlib
 import importlib
+import io
 import json
 import os
 import shutil
@@ -199,7 +200,6 @@ def test_download_writes_a_file_of_the_same_name_and_kind() -> None:
     ]}}), "0123abcd")
     for path, fmt in [("~/Pictures/new/beach.jpg", "JPEG"),
                       ("~/Desktop/poster_party_night.webp", "WEBP")]:
-        import io
         with Image.open(io.BytesIO(d.fs.read_file(path)), formats=[fmt]) as img:
             assert img.format == fmt
 
