@@ -7,11 +7,12 @@ refused then, naming the file). The types OSWorld's os tasks use:
 - ``execute``: ``command`` as an argv list, or a string with ``"shell": true``, runs in the
   simulated shell (`shell.run_command`, in the home folder); a ``python -c "import
   pyautogui; ..."`` command is parsed by the action language and applied to the desktop as
-  input events (never executed; ``time.sleep`` advances the simulated clock).
+  input events (never executed; its ``time.sleep`` calls are left out: the simulator needs
+  no settling time, and a set-up desktop's clock stays where a fresh one starts).
 - ``download``: each of ``files`` (``url``, ``path``) is written at ``path`` (relative to the
   home folder) from a local generator of the same name and kind (`downloads`).
 - ``activate_window``: raise the window whose title (or app) is ``window_name``.
-- ``sleep``: advance the simulated clock by ``seconds``.
+- ``sleep``: nothing (OSWorld waits for the VM to settle; the simulator is settled).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drums_gym.actions import ActionError, expand, parse
+from drums_gym.actions import ActionError, Sleep, expand, parse
 
 from ..desktop import Desktop
 from ..desktop.fs import HOME
@@ -158,7 +159,8 @@ def _check_execute(params: Mapping[str, Any], source: str, task_id: str) -> None
 def execute(desktop: Desktop, params: Mapping[str, Any], task_id: str) -> None:
     kind, text = execute_plan(params.get("command"), params.get("shell", False))
     if kind == "actions":
-        desktop.apply(expand(parse(text), pointer=desktop.pointer))
+        events = expand(parse(text), pointer=desktop.pointer)
+        desktop.apply([e for e in events if not isinstance(e, Sleep)])
     else:
         run_command(desktop, text)
 
@@ -222,4 +224,4 @@ def _check_sleep(params: Mapping[str, Any], source: str, task_id: str) -> None:
 
 @step("sleep", _check_sleep)
 def sleep(desktop: Desktop, params: Mapping[str, Any], task_id: str) -> None:
-    desktop.advance(float(params["seconds"]))
+    """Nothing to wait for: the simulated desktop is settled after every step."""
