@@ -116,6 +116,8 @@ def test_reconstructed_scripts_are_what_setup_downloads() -> None:
      "unknown config step type 'launch'"),
     ({"func": ""}, "no metric"),
     ({"result": {"type": "vm_command_line"}}, "needs 'command'"),
+    ({"result": {"type": "vm_command_line", "command": ["python3", "-c", "print(1)"]}},
+     "evaluator.result: the command .* runs Python"),
     ({"func": ["exact_match", "exact_match"]}, "list of 2"),
 ])
 def test_a_task_file_naming_what_the_host_lacks_is_refused_naming_it(
@@ -131,6 +133,9 @@ def test_a_task_file_naming_what_the_host_lacks_is_refused_naming_it(
 
 @pytest.mark.parametrize(("step", "named"), [
     ({"type": "open_app", "parameters": {}}, "unknown config step type 'open_app'"),
+    ({"type": "execute", "parameters": {"command": "echo password | sudo -S apt-get install "
+                                                   "zsh && chsh -s $(which zsh) && ls",
+                                        "shell": True}}, "needs apt-get, chsh, which the"),
     ({"type": "download", "parameters": {"files": [{"url": "u", "path": "~/a.cpp"}]}},
      "no local stand-in for the download of '~/a.cpp'"),
     ({"type": "execute", "parameters": {"command": ["python3", "install.py"]}}, "runs Python"),
@@ -150,10 +155,13 @@ def test_config_steps_are_checked_on_load(step: dict[str, Any], named: str) -> N
 
 
 def test_osworld_files_the_simulator_cannot_run_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(TaskFileError, match=r"submission\.cpp"):  # 0b35aee5 downloads it
+    with pytest.raises(TaskFileError, match="needs apt-get"):  # 0b35aee5 installs astyle
         load_task_file(DATA / "0b35aee5-6f2a-4c71-b2da-aed0105fdbde.json")
     with pytest.raises(TaskFileError, match="no metric"):  # 5c433d22 has an empty func
         load_task_file(DATA / "5c433d22-ed9a-4e31-91f5-54cf3e8acd63.json")
+    # ddc75b62 reads `dpkg -l | grep mahjongg`: without dpkg its no-op would pass the check
+    with pytest.raises(TaskFileError, match=r"evaluator\.result: needs dpkg, which the "):
+        load_task_file(DATA / "ddc75b62-7311-4af8-bfb3-859558542b36.json")
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
     with pytest.raises(TaskFileError, match=r"broken\.json: not a JSON task file"):
@@ -294,10 +302,12 @@ def test_exact_match_and_include_exclude() -> None:
 
 
 def test_infeasible_tasks_score_zero_from_the_desktop_alone() -> None:
-    task = load_task_file(DATA / "a462a795-fdc7-4b23-b689-e8b6df786b78.json")
+    task = load_task_file(DATA / "4783cc41-c03c-4e1b-89b4-50658f642bd5.json")
     assert task.infeasible and not get_task("e0df059f").infeasible
     d = task.create_desktop()
     task.setup(d)
+    assert d.fs.is_dir("~/Desktop/dir1/dir2") and d.fs.is_dir("~/Desktop/dir3/dir4")
+    assert isinstance(d.active_window(), TerminalWindow)
     assert task.check(d) == 0.0 and METRICS["infeasible"]() == 0.0
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..desktop import Desktop
 from .errors import TaskFileError
-from .getters import GETTERS, REQUIRED
+from .getters import GETTERS, REQUIRED, VALIDATORS
 from .metrics import METRICS
 from .steps import Step, load_steps, run_steps
 
@@ -88,6 +88,12 @@ def _getter(raw: Any, source: str, where: str) -> Mapping[str, Any] | None:
     for key in REQUIRED[raw["type"]]:
         if key not in raw:
             raise TaskFileError(source, f"{where}: the {raw['type']} getter needs {key!r}")
+    check = VALIDATORS.get(raw["type"])
+    if check is not None:
+        try:
+            check(raw, source)
+        except TaskFileError as exc:
+            raise TaskFileError(source, f"{where}: {exc.problem}") from None
     return raw
 
 

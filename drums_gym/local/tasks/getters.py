@@ -26,20 +26,30 @@ from ..budget import charge
 from ..desktop import Desktop
 from ..desktop.fs import HOME
 from ..desktop.terminal import TerminalWindow
+from .errors import TaskFileError
 from .registry import Registry
 from .shell import run_command
-from .steps import execute_plan
+from .steps import check_commands, execute_plan
 
-__all__ = ["GETTERS", "REQUIRED", "getter"]
+__all__ = ["GETTERS", "REQUIRED", "VALIDATORS", "getter"]
 
 GETTERS: Registry[Any] = Registry("getter")
 #: Keys each getter needs in its config.
 REQUIRED: dict[str, tuple[str, ...]] = {}
 
 
-def getter(name: str, *required: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: register a getter under its OSWorld ``type`` (and the keys it needs)."""
+#: Load-time checks of a getter's config (beyond `REQUIRED`), by type.
+VALIDATORS: dict[str, Callable[[Mapping[str, Any], str], None]] = {}
+
+
+def getter(name: str, *required: str,
+           validate: Callable[[Mapping[str, Any], str], None] | None = None,
+           ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register a getter under its OSWorld ``type`` (the keys it needs, and a
+    load-time check ``validate(config, source)`` raising `TaskFileError`)."""
     REQUIRED[name] = required
+    if validate is not None:
+        VALIDATORS[name] = validate
     return GETTERS.register(name)
 
 
@@ -49,7 +59,15 @@ def _path(path: str) -> str:
     return posixpath.normpath(path if path.startswith("/") else f"{HOME}/{path}")
 
 
-@getter("vm_command_line", "command")
+def _check_command(config: Mapping[str, Any], source: str) -> None:
+    kind, line = execute_plan(config["command"], config.get("shell", False), source)
+    if kind == "actions":
+        raise TaskFileError(source, f"the command {config['command']!r} runs Python, which "
+                                    "the simulator does not have")
+    check_commands(line, source)
+
+
+@getter("vm_command_line", "command", validate=_check_command)
 def vm_command_line(desktop: Desktop, config: Mapping[str, Any]) -> str:
     _, line = execute_plan(config["command"], config.get("shell", False))
     return run_command(desktop, line).stdout

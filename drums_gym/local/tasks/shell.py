@@ -1,4 +1,5 @@
-"""The one place task files reach the simulated shell: `run_command`.
+"""The one place task files reach the simulated shell: `run_command` (and `missing_commands`,
+which tells on load whether a task file's command lines need commands the shell lacks).
 
 OSWorld runs a config's ``execute`` command and the ``vm_command_line`` getter's command in
 the VM, non-interactively, in the home folder, and keeps stdout, stderr and the exit status.
@@ -20,16 +21,20 @@ Result(stdout='/home/user/a\\n', stderr='', status=0)
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..desktop import Desktop
+from ..desktop.bash.commands import COMMANDS
 from ..desktop.bash.context import IO
 from ..desktop.bash.interp import CommandLimit, ExitShell, Interpreter
+from ..desktop.bash.lexer import BashSyntaxError, Incomplete
+from ..desktop.bash.nodes import Command, For, Group, If, Seq, Simple, While, Word, word_text
+from ..desktop.bash.parser import parse
 from ..desktop.bash.state import ShellState
 from ..desktop.fs import HOME
 
-__all__ = ["BRIDGED", "Result", "run_command"]
+__all__ = ["BRIDGED", "Result", "missing_commands", "run_command"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +97,66 @@ def run_command(desktop: Desktop, command: str) -> Result:
         err.append("bash: too many commands in one line; interrupted\n")
         status = 130
     return Result("".join(out), "".join(err), status)
+
+
+def _words_commands(words: tuple[Word, ...]) -> Iterator[str]:
+    """Command names inside ``$(...)`` substitutions of ``words``."""
+    for word in words:
+        for kind, text, _ in word:
+            if kind == "cmd":
+                yield from _seq_commands(text)
+
+
+def _command_names(node: Command | Seq) -> Iterator[str]:
+    if isinstance(node, Seq):
+        for item in node.items:
+            for _, pipe in item.parts:
+                for cmd in pipe.commands:
+                    yield from _command_names(cmd)
+    elif isinstance(node, Simple):
+        yield from _words_commands(node.words)
+        yield from _words_commands(tuple(w for _, w in node.assigns))
+        names = [word_text(w) for w in node.words]
+        while names and names[0] == "sudo":
+            names = names[1:]
+            while names and names[0] is not None and names[0].startswith("-"):
+                names = names[1:]
+        if names and names[0] is not None:
+            yield names[0]
+    elif isinstance(node, For):
+        yield from _words_commands(node.words or ())
+        yield from _command_names(node.body)
+    elif isinstance(node, If):
+        for cond, body in node.clauses:
+            yield from _command_names(cond)
+            yield from _command_names(body)
+        if node.orelse is not None:
+            yield from _command_names(node.orelse)
+    elif isinstance(node, While):
+        yield from _command_names(node.cond)
+        yield from _command_names(node.body)
+    elif isinstance(node, Group):
+        yield from _command_names(node.body)
+
+
+def _seq_commands(source: str) -> Iterator[str]:
+    try:
+        seq = parse(source)
+    except (BashSyntaxError, Incomplete):
+        return
+    yield from _command_names(seq)
+
+
+def missing_commands(command: str) -> list[str]:
+    """The commands of the line ``command`` that neither the simulated bash nor `BRIDGED`
+    has (in order, once each); paths such as ``./setup.sh`` are scripts, never missing.
+
+    >>> missing_commands("dpkg -l | grep mahjongg; echo $(lsb_release -a) && sudo -S apt install x")
+    ['dpkg', 'lsb_release', 'apt']
+    """
+    out: list[str] = []
+    for name in _seq_commands(command):
+        if "/" in name or name in COMMANDS or name in BRIDGED or name in out:
+            continue
+        out.append(name)
+    return out

@@ -30,9 +30,9 @@ from ..desktop.fs import HOME
 from . import downloads
 from .errors import TaskFileError
 from .registry import Registry
-from .shell import run_command
+from .shell import missing_commands, run_command
 
-__all__ = ["STEPS", "Step", "execute_plan", "load_steps", "run_steps", "step"]
+__all__ = ["STEPS", "Step", "check_commands", "execute_plan", "load_steps", "run_steps", "step"]
 
 STEPS: Registry[None] = Registry("config step type")
 Validator = Callable[[Mapping[str, Any], str, str], None]
@@ -145,8 +145,19 @@ def execute_plan(command: Any, shell: Any, source: str = "<task>") -> tuple[str,
     return "shell", line
 
 
+def check_commands(line: str, source: str) -> None:
+    """Refuse a command line that needs commands the simulated shell does not have."""
+    missing = missing_commands(line)
+    if missing:
+        shown = line if len(line) <= 80 else line[:77] + "..."
+        raise TaskFileError(source, f"needs {', '.join(missing)}, which the simulated shell "
+                                    f"does not have (in {shown!r})")
+
+
 def _check_execute(params: Mapping[str, Any], source: str, task_id: str) -> None:
     kind, text = execute_plan(params.get("command"), params.get("shell", False), source)
+    if kind == "shell":
+        check_commands(text, source)
     if kind == "actions":
         try:
             parse(text)
