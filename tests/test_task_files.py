@@ -84,6 +84,17 @@ def test_tasks_modules_run_their_examples() -> None:
         assert result.attempted > 0 and result.failed == 0, name
 
 
+def test_an_agent_blocking_a_postconfig_download_scores_zero_not_an_error() -> None:
+    task = get_task("6f56bf42")
+    d = task.create_desktop()
+    task.setup(d)
+    for i in (1, 2, 3):
+        d.fs.copy("~/file1", f"~/dir{i}/file1")
+    assert task.check(d) == 1.0
+    d.fs.mkdir("~/eval.sh")  # postconfig cannot write eval.sh; `bash eval.sh` fails
+    assert task.check(d) == 0.0
+
+
 def test_check_leaves_the_desktop_as_it_was() -> None:
     task = get_task("6f56bf42")  # postconfig downloads eval.sh into the home folder
     d = task.create_desktop()

@@ -195,16 +195,29 @@ def _check_download(params: Mapping[str, Any], source: str, task_id: str) -> Non
         if not downloads.supports(task_id, path):
             raise TaskFileError(source, f"no local stand-in for the download of {path!r} "
                                         "(the host has no network; see docs/tasks.md)")
+        if path.endswith(".sh"):  # a script the task then runs: its commands must exist
+            text = downloads.generate(task_id, path).decode(errors="replace")
+            try:
+                check_commands(text, source)
+            except TaskFileError as exc:
+                raise TaskFileError(source, f"{posixpath.basename(path)}: {exc.problem}"
+                                    ) from None
 
 
 @step("download", _check_download)
 def download(desktop: Desktop, params: Mapping[str, Any], task_id: str) -> None:
+    """Write each file (creating missing folders). Where the desktop's state makes that
+    impossible (an agent left a folder at the path), the file is skipped, as a failed
+    upload to the VM would be: the evaluator then judges what is there."""
     for f in params["files"]:
         path = _target(f["path"])
         parent = posixpath.dirname(path)
-        if not desktop.fs.is_dir(parent):
-            desktop.fs.mkdir(parent, parents=True)
-        desktop.fs.write_file(path, downloads.generate(task_id, f["path"]))
+        try:
+            if not desktop.fs.is_dir(parent):
+                desktop.fs.mkdir(parent, parents=True)
+            desktop.fs.write_file(path, downloads.generate(task_id, f["path"]))
+        except OSError:
+            continue
 
 
 # -- windows and time --------------------------------------------------------------
