@@ -165,6 +165,18 @@ def test_config_steps_are_checked_on_load(step: dict[str, Any], named: str) -> N
     assert str(info.value).startswith("their.json: config[0]")
 
 
+def test_a_downloaded_script_needing_missing_commands_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from drums_gym.local.tasks import downloads
+
+    step = {"type": "download", "parameters": {"files": [{"url": "u", "path": "run.sh"}]}}
+    monkeypatch.setitem(downloads.BY_NAME, "run.sh", lambda: b"#!/bin/bash\nls -l\n")
+    assert len(steps(step)) == 1
+    monkeypatch.setitem(downloads.BY_NAME, "run.sh", lambda: b"#!/bin/bash\ndpkg -l | wc\n")
+    with pytest.raises(TaskFileError, match=r"config\[0\] \(download\): run\.sh: needs dpkg"):
+        steps(step)
+
+
 def test_osworld_files_the_simulator_cannot_run_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TaskFileError, match="needs apt-get"):  # 0b35aee5 installs astyle
         load_task_file(DATA / "0b35aee5-6f2a-4c71-b2da-aed0105fdbde.json")
