@@ -42,6 +42,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--gate-delay", type=float, default=0.2, help="seconds until a new episode's gates resolve"
     )
+    p.add_argument("--tasks", action="append", default=[], metavar="PATH", help="add the OSWorld task files of PATH (a file or folder; repeatable) to the catalog")  # noqa: E501  (h8: run() passes drums_gym.local.tasks.build_catalog(args.tasks) to the host)
     p.set_defaults(run=run)
 
 

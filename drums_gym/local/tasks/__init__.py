@@ -1,10 +1,11 @@
-"""The local host's task catalog: OSWorld os-domain tasks with a setup and a checker.
+"""The local host's task catalog: OSWorld os-domain task files, run on simulated desktops.
 
-Each task module mirrors one OSWorld task (``evaluation_examples/examples/os/<id>.json``):
-the same id and instruction, a setup that builds the same starting state (files the
-original downloads are generated locally with the same names and kinds), and a checker
-with the evaluator's semantics (same file-state condition, same 0.0/1.0 scores), so a
-policy that solves a task here makes the change a real Drums desktop would score.
+The bundled tasks are OSWorld's own JSON files (``data/os/``, Apache-2.0, see its NOTICE),
+loaded by `loader`: ``config`` steps set the desktop up, the ``evaluator``'s getters and
+metric score it. Users add their own files with ``DRUMS_LOCAL_TASKS=PATH`` (files or
+folders, several joined by the OS path separator; read when this module is first
+imported) or `build_catalog`. A file the simulator cannot run is refused with a
+`TaskFileError` naming it.
 
 >>> task = get_task("e0df059f")
 >>> desktop = task.create_desktop()
@@ -20,43 +21,86 @@ policy that solves a task here makes the change a real Drums desktop would score
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
+from importlib import resources
 from types import MappingProxyType
 
-from . import (
-    append_br,
-    chmod_644,
-    copy_file1,
-    copy_jpgs,
-    move_todo,
-    rename_folder,
-    restore_poster,
-)
 from .base import DEFAULT_GATES, Task, UnknownTask
+from .errors import TaskFileError
+from .loader import load_paths, load_task_data, load_task_file, split_paths
 
-__all__ = ["CATALOG", "DEFAULT_GATES", "Task", "UnknownTask", "get_task"]
+__all__ = [
+    "BUNDLED",
+    "CATALOG",
+    "DEFAULT_GATES",
+    "ENV_TASKS",
+    "Task",
+    "TaskFileError",
+    "UnknownTask",
+    "build_catalog",
+    "bundled_tasks",
+    "get_task",
+    "load_task_data",
+    "load_task_file",
+]
 
-_TASKS: tuple[Task, ...] = (
-    rename_folder.TASK,
-    move_todo.TASK,
-    restore_poster.TASK,
-    copy_file1.TASK,
-    copy_jpgs.TASK,
-    chmod_644.TASK,
-    append_br.TASK,
+#: The environment variable naming users' task files and folders for the embedded host.
+ENV_TASKS = "DRUMS_LOCAL_TASKS"
+
+#: The bundled task files, in catalog order (e0df059f first: the default task).
+BUNDLED: tuple[str, ...] = (
+    "e0df059f-28a6-4169-924f-b9623e7184cc",
+    "7688b85f-87a4-4e4a-b2f8-f3d6c3f29b82",
+    "5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57",
+    "6f56bf42-85b8-4fbb-8e06-6c44960184ba",
+    "23393935-50c7-4a86-aeea-2b78fd089c5c",
+    "4d117223-a354-47fb-8b45-62ab1390a95f",
+    "5ced85fc-fa1a-4217-95fd-0fb530545ce2",
 )
 
-#: Every task the local host serves, by full id (e0df059f first: the default task).
-CATALOG: Mapping[str, Task] = MappingProxyType({t.id: t for t in _TASKS})
+
+def bundled_tasks() -> list[Task]:
+    """The tasks shipped in the package (``data/os/<id>.json``)."""
+    folder = resources.files(__package__).joinpath("data", "os")
+    out = []
+    for task_id in BUNDLED:
+        with resources.as_file(folder.joinpath(f"{task_id}.json")) as path:
+            out.append(load_task_file(path))
+    return out
 
 
-def get_task(task_id: str) -> Task:
-    """The task with this full id or short (8-character) id; raises `UnknownTask`."""
+def build_catalog(paths: Iterable[str | os.PathLike[str]] = (), *, bundled: bool = True
+                  ) -> Mapping[str, Task]:
+    """A catalog (full id -> `Task`): the bundled tasks, then those of ``paths`` (task
+    files, or folders of them). Two tasks with the same id or the same 8-character short
+    id are refused (a `TaskFileError` naming both files), as is any file `loader` refuses."""
+    tasks = [*(bundled_tasks() if bundled else []), *load_paths(paths)]
+    by_id: dict[str, Task] = {}
+    by_short: dict[str, Task] = {}
+    for t in tasks:
+        other = by_id.get(t.id) or by_short.get(t.short_id)
+        if other is not None:
+            raise TaskFileError(t.source, f"task {t.id} has the id (or the short id "
+                                          f"{t.short_id}) of the task of {other.source}")
+        by_id[t.id], by_short[t.short_id] = t, t
+    return MappingProxyType(by_id)
+
+
+#: Every task the local host serves, by full id (e0df059f first: the default task), with
+#: the tasks of ``$DRUMS_LOCAL_TASKS`` after the bundled ones.
+CATALOG: Mapping[str, Task] = build_catalog(split_paths(os.environ.get(ENV_TASKS)))
+
+
+def get_task(task_id: str, catalog: Mapping[str, Task] | None = None) -> Task:
+    """The task with this full id or short (8-character) id in ``catalog`` (default
+    `CATALOG`); raises `UnknownTask`."""
+    tasks = CATALOG if catalog is None else catalog
     key = task_id.strip().lower() if isinstance(task_id, str) else task_id
     if isinstance(key, str):
-        if key in CATALOG:
-            return CATALOG[key]
-        matches = [t for t in CATALOG.values() if t.short_id == key]
+        if key in tasks:
+            return tasks[key]
+        matches = [t for t in tasks.values() if t.short_id == key]
         if len(matches) == 1:
             return matches[0]
-    raise UnknownTask(str(task_id), sorted(t.short_id for t in CATALOG.values()))
+    raise UnknownTask(str(task_id), sorted(t.short_id for t in tasks.values()))

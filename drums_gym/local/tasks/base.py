@@ -1,16 +1,15 @@
-"""The `Task` record, lookup errors, and the setup steps OSWorld task configs use."""
+"""The `Task` record (a loaded OSWorld task file) and the lookup error `UnknownTask`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from drums_gym.actions import expand, parse
-
 from ..desktop import Desktop
+from .evaluator import Evaluator
+from .steps import Step, run_steps
 
-__all__ = ["DEFAULT_GATES", "Task", "UnknownTask", "click_center", "open_terminal", "pyautogui"]
+__all__ = ["DEFAULT_GATES", "Task", "UnknownTask"]
 
 DEFAULT_GATES: tuple[str, ...] = ("desktop_ready", "task_setup")
 
@@ -19,26 +18,46 @@ DEFAULT_GATES: tuple[str, ...] = ("desktop_ready", "task_setup")
 class Task:
     """One task: ``setup(desktop)`` prepares a fresh desktop, ``check(desktop)`` scores it.
 
-    ``setup`` and ``check`` are plain module-level functions (picklable, no lambdas).
+    Built from an OSWorld task file (`drums_gym.local.tasks.loader`): ``config`` is its
+    setup steps, ``evaluator`` its judgement; ``source`` is the file it came from.
+    ``infeasible`` tasks are judged by the episode's last action (the host's FAIL rule),
+    never by the desktop. Plain data: picklable, deep-copyable.
     """
 
     id: str
     domain: str
     instruction: str
-    setup: Callable[[Desktop], None] = field(repr=False, compare=False)
-    check: Callable[[Desktop], float] = field(repr=False, compare=False)
+    config: tuple[Step, ...] = field(repr=False, compare=False)
+    evaluator: Evaluator = field(repr=False, compare=False)
     screen: tuple[int, int] = (1920, 1080)
     gates: tuple[str, ...] = DEFAULT_GATES
+    source: str = field(default="", repr=False, compare=False)
 
     @property
     def short_id(self) -> str:
         """The first 8 characters of ``id`` (``"e0df059f"``)."""
         return self.id[:8]
 
+    @property
+    def infeasible(self) -> bool:
+        """Whether the evaluator is ``infeasible`` (1.0 iff the episode ends with FAIL)."""
+        return self.evaluator.infeasible
+
     def create_desktop(self, seed: int = 0, screen: tuple[int, int] | None = None) -> Desktop:
         """A fresh desktop (setup not yet run) at ``screen``, by default the task's size."""
         width, height = screen if screen is not None else self.screen
         return Desktop(width, height, seed=seed)
+
+    def setup(self, desktop: Desktop) -> None:
+        """Run the task file's ``config`` steps on a fresh desktop."""
+        run_steps(desktop, self.config, self.id)
+
+    def check(self, desktop: Desktop) -> float:
+        """Score ``desktop`` with the evaluator (0.0 or 1.0 for the os tasks; 0.0 for an
+        infeasible task). Postconfig and getters run on a copy: checking changes nothing."""
+        if self.infeasible:
+            return 0.0
+        return float(self.evaluator.score(desktop.clone(), self.id))
 
     def public(self) -> dict[str, Any]:
         """The JSON shape the HTTP API serves for this task."""
@@ -56,23 +75,3 @@ class UnknownTask(KeyError):
 
     def __str__(self) -> str:
         return f"unknown task {self.task_id!r}; known tasks: {', '.join(self.known)}"
-
-
-# -- setup steps (what OSWorld configs run through pyautogui) --------------------
-
-def pyautogui(desktop: Desktop, code: str) -> None:
-    """Run pyautogui code on the desktop, as a config's ``python -c "import pyautogui; ..."``
-    step does (``time.sleep`` calls are left out: the simulator needs no settling time)."""
-    desktop.apply(expand(parse(code), pointer=desktop.pointer))
-
-
-def click_center(desktop: Desktop) -> None:
-    """``pyautogui.click(SCREEN_WIDTH_HALF, SCREEN_HEIGHT_HALF)``: focus the desktop."""
-    pyautogui(desktop, f"pyautogui.click({desktop.width // 2}, {desktop.height // 2})")
-
-
-def open_terminal(desktop: Desktop) -> None:
-    """Click the centre, then ``ctrl+alt+t`` (and the config's ``activate_window Terminal``:
-    the new terminal has the focus)."""
-    click_center(desktop)
-    pyautogui(desktop, "pyautogui.hotkey('ctrl', 'alt', 't')")

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 
 from ..desktop.theme import font
 
-__all__ = ["jpeg", "png", "poster_webp"]
+__all__ = ["jpeg", "png", "poster_webp", "webp"]
 
 
 def _picture(label: str, size: tuple[int, int]) -> Image.Image:
@@ -53,6 +53,14 @@ def png(label: str, size: tuple[int, int] = (320, 240)) -> bytes:
     """A PNG picture."""
     buf = io.BytesIO()
     _picture(label, size).save(buf, "PNG", optimize=False)
+    return buf.getvalue()
+
+
+@lru_cache(maxsize=8)
+def webp(label: str, size: tuple[int, int] = (320, 240)) -> bytes:
+    """A WebP picture (lossless)."""
+    buf = io.BytesIO()
+    _picture(label, size).save(buf, "WEBP", lossless=True)
     return buf.getvalue()
 
 
