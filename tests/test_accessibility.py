@@ -57,3 +57,15 @@ def test_imports_with_nothing_but_the_standard_library() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(["drums_gym", "drums_gym._version",
                                        "drums_gym.accessibility"])
+
+
+def test_renders_the_tree_a_host_serves(local_host) -> None:
+    """docs/accessibility.md's example, against a local host over HTTP."""
+    from drums_gym import client as drums
+
+    with drums.connect(local_host.url) as client, client.create(task="e0df059f") as slot:
+        slot.wait_valid()
+        xml = to_xml(slot.accessibility()["tree"])
+    root = ET.fromstring(xml)
+    names = [e.get("name") for e in root.iter("icon")]
+    assert root.tag == "desktop-frame" and "todo_list_Jan_1" in names
