@@ -135,3 +135,13 @@ def test_version_is_the_distributions() -> None:
     from drums_gym._version import __version__
 
     assert drums_gym.__version__ == __version__ == importlib.metadata.version("drums-gym")
+
+
+def test_submodules_stay_reachable_as_attributes() -> None:
+    """As when the root imported them eagerly: ``import drums_gym`` then
+    ``drums_gym.client.connect`` works."""
+    done = run("import drums_gym\n"
+               "print(drums_gym.client.connect.__name__, drums_gym.envs.vector.__name__,\n"
+               "      drums_gym.wrappers.ResizeScreenshot.__name__)\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["connect", "drums_gym.envs.vector", "ResizeScreenshot"]
