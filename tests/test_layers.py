@@ -59,7 +59,9 @@ LAYERS: tuple[Layer, ...] = (
 # fmt: on
 
 #: Import cycles known today, each the set of modules of one strongly connected component.
-#: The test fails when one of them is gone, so that this list gets emptied.
+#: The test fails on any cycle not listed, and on a listed one that is gone (or changed),
+#: so this list can only shrink. (An allowlist rather than ``xfail(strict=True)``: an
+#: xfail would hide every new cycle for as long as an old one lives.)
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
     # The bash command table: builtins (type, which, xargs, source, bash) reach back into
     # it. Removed when helper h3's command registry (issue 9 item 6) lands: delete then.
@@ -86,7 +88,8 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = (
 PRESENT = [layer for layer in LAYERS if present(layer, PACKAGE)]
 
 
-def test_every_layer_of_design_md_exists_or_is_planned() -> None:
+def test_the_table_finds_the_layers_that_exist() -> None:
+    """(Rows for modules not written yet are skipped; these exist today.)"""
     names = {layer.name for layer in PRESENT}
     assert {"cli", "envs", "client", "local", "actions", "solvers", "wrappers"} <= names
 
@@ -95,10 +98,12 @@ def test_source_imports_point_down() -> None:
     assert static_violations(PACKAGE, LAYERS, root=ROOT) == []
 
 
-@pytest.mark.parametrize("layer", PRESENT, ids=lambda layer: layer.name)
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
 def test_runtime_imports_point_down(layer: Layer, tmp_path: Path) -> None:
     """Import the layer's modules in a fresh interpreter with what it must not use
     blocked: nothing fails, and no project module above it gets loaded."""
+    if layer not in PRESENT:
+        pytest.skip(f"no {' or '.join(layer.modules)} yet")
     assert runtime_violations(PACKAGE, LAYERS, layer, root=ROOT, tmp=tmp_path,
                               always=ALWAYS) == []
 
