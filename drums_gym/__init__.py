@@ -7,8 +7,8 @@ Importing the package registers ``Drums/<task>`` for every task of the bundled c
 >>> "Drums/e0df059f" in gym.registry
 True
 
-The root is light: registering reads a generated list of task ids
-(`drums_gym._catalog_ids`) and loads neither the env, the client nor the local host's
+The root is light: registering (`drums_gym.registration`) reads a generated list of task
+ids (`drums_gym._catalog_ids`) and loads neither the env, the client nor the local host's
 simulator; `DrumsDesktopEnv`, `DrumsForkVectorEnv` and `register_task` load on first use.
 Without Gymnasium installed nothing is registered, and the parts that need no Gymnasium
 import as usual (``drums_gym.client``, ``drums_gym.actions``, ``drums_gym.local``).
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 __all__ = ["DrumsDesktopEnv", "DrumsForkVectorEnv", "__version__", "register_task"]
 
 _LAZY = {
-    "DrumsDesktopEnv": "drums_gym.envs.desktop_env",
-    "DrumsForkVectorEnv": "drums_gym.envs.vector",
-    "register_task": "drums_gym.envs.registration",
+    "DrumsDesktopEnv": "drums_gym.envs",
+    "DrumsForkVectorEnv": "drums_gym.envs",
+    "register_task": "drums_gym.registration",
 }
 
 
@@ -59,7 +59,7 @@ def _register_catalog() -> None:
         if exc.name != "gymnasium":
             raise
         return
-    from .envs.registration import register_catalog
+    from .registration import register_catalog
 
     register_catalog()
 

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..client import Client, DrumsError, Slot, connect
-from ._defaults import DEFAULT_MAX_STEPS
+from ..registration import DEFAULT_MAX_STEPS
 from ._episode import EpisodeRunner
 
 if TYPE_CHECKING:

@@ -1,8 +1,8 @@
 """Registration of ``Drums/<task>`` ids with Gymnasium.
 
-Light on purpose: it imports Gymnasium and two leaf modules, never the env itself
-(the entry points are strings Gymnasium resolves on `gym.make`) nor the local host.
-``import drums_gym`` runs `register_catalog`:
+Light on purpose: it imports Gymnasium and a generated list of ids, never the env
+(the entry points are strings Gymnasium resolves on `gym.make`) nor the local host, so
+``import drums_gym`` can run `register_catalog` without loading either:
 
 >>> import gymnasium as gym
 >>> import drums_gym
@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from .._catalog_ids import TASK_IDS
-from ._defaults import DEFAULT_MAX_STEPS
+from ._catalog_ids import TASK_IDS
 
-__all__ = ["register_catalog", "register_task"]
+__all__ = ["DEFAULT_MAX_STEPS", "register_catalog", "register_task"]
+
+#: OSWorld's default step budget: each registered id's, and the env's
+DEFAULT_MAX_STEPS = 15
 
 ENTRY_POINT = "drums_gym.envs.desktop_env:DrumsDesktopEnv"
 VECTOR_ENTRY_POINT = "drums_gym.envs.vector:make_fork_vector"
