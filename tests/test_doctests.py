@@ -11,7 +11,7 @@ MODULES = [
     "drums_gym",
     "drums_gym.actions",
     "drums_gym.actions.parser",
-    "drums_gym.envs.registration",
+    "drums_gym.registration",
     "drums_gym.grpo",
     "drums_gym.local.faults",
     "drums_gym.local.host",

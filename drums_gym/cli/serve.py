@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
-    print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})", flush=True)
-    try:
+    try:  # a Ctrl+C that lands right after the line is printed still stops cleanly
+        print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})",
+              flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

@@ -1,7 +1,8 @@
-"""Gymnasium environments over Drums desktops."""
+"""Gymnasium environments over Drums desktops (registration of the ``Drums/*`` ids is the
+light `drums_gym.registration`, re-exported here)."""
 
+from ..registration import register_catalog, register_task
 from .desktop_env import DEFAULT_MAX_STEPS, DrumsDesktopEnv
-from .registration import register_catalog, register_task
 from .vector import DrumsForkVectorEnv, make_fork_vector
 
 __all__ = [

@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..client import Client, DrumsError, Slot, connect
+from ..registration import DEFAULT_MAX_STEPS
 from ._episode import EpisodeRunner
 
 if TYPE_CHECKING:
@@ -18,8 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_STEPS", "DrumsDesktopEnv", "action_space"]
 
-#: OSWorld's default step budget
-DEFAULT_MAX_STEPS = 15
 #: characters an action may hold: pyautogui code (printable ASCII, newlines, quotes)
 ACTION_CHARSET = string.printable
 MAX_ACTION_LENGTH = 4096

@@ -16,14 +16,15 @@ then popups (rename popover, context menu). Only what is on screen is in the
 tree (minimized windows and scrolled-away file icons are left out).
 
 `to_xml` renders a tree as OSWorld's XML form (``<push-button name="Close"
-st:showing="true" cp:screencoord="(x, y)" cp:size="(w, h)">``).
+st:showing="true" cp:screencoord="(x, y)" cp:size="(w, h)">``); it lives in the leaf
+module `drums_gym.accessibility` (re-exported here, as is `NAMESPACES`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-from xml.etree import ElementTree as ET
 
+from ...accessibility import NAMESPACES, to_xml
 from . import shell
 from .actions import DESKTOP_DIR
 from .windows import node
@@ -32,13 +33,6 @@ if TYPE_CHECKING:
     from .desktop import Desktop
 
 __all__ = ["NAMESPACES", "ROLES", "to_xml", "tree"]
-
-#: OSWorld's namespaces for the XML form (Ubuntu).
-NAMESPACES: dict[str, str] = {
-    "st": "https://accessibility.ubuntu.example.org/ns/state",
-    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
-    "cp": "https://accessibility.ubuntu.example.org/ns/component",
-}
 
 #: The roles the simulator's trees use, and what carries each.
 ROLES: dict[str, str] = {
@@ -89,34 +83,3 @@ def tree(desk: Desktop) -> dict[str, Any]:
     if desk.menu is not None:
         root["children"].append(desk.menu.accessibility())
     return root
-
-
-def _element(n: dict[str, Any]) -> ET.Element:
-    attrs = {"name": str(n.get("name", ""))}
-    states = n.get("states", [])
-    for state in states:
-        attrs[f"{{{NAMESPACES['st']}}}{state.replace('-', '_')}"] = "true"
-    if n.get("description"):
-        attrs[f"{{{NAMESPACES['attr']}}}description"] = str(n["description"])
-    if "showing" in states and "visible" in states:
-        (x, y), (w, h) = n["position"], n["size"]
-        attrs[f"{{{NAMESPACES['cp']}}}screencoord"] = f"({x}, {y})"
-        attrs[f"{{{NAMESPACES['cp']}}}size"] = f"({w}, {h})"
-    el = ET.Element(str(n["role"]), attrs)
-    if n.get("text"):
-        el.text = str(n["text"])
-    el.extend(_element(c) for c in n.get("children", ()))
-    return el
-
-
-def to_xml(tree: dict[str, Any]) -> str:
-    """The tree as OSWorld's XML (tags are roles; ``st:`` states, ``cp:`` geometry).
-
-    >>> from drums_gym.local.desktop import Desktop
-    >>> xml = to_xml(Desktop().accessibility())
-    >>> xml.startswith('<desktop-frame ') and 'cp:screencoord="(0, 0)"' in xml
-    True
-    """
-    for prefix, uri in NAMESPACES.items():
-        ET.register_namespace(prefix, uri)
-    return ET.tostring(_element(tree), encoding="unicode")

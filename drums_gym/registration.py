@@ -1,12 +1,25 @@
-"""Registration of ``Drums/<task>`` ids with Gymnasium."""
+"""Registration of ``Drums/<task>`` ids with Gymnasium.
+
+Light on purpose: it imports Gymnasium and a generated list of ids, never the env
+(the entry points are strings Gymnasium resolves on `gym.make`) nor the local host, so
+``import drums_gym`` can run `register_catalog` without loading either:
+
+>>> import gymnasium as gym
+>>> import drums_gym
+>>> gym.spec("Drums/e0df059f").kwargs["task"]
+'e0df059f-28a6-4169-924f-b9623e7184cc'
+"""
 
 from __future__ import annotations
 
 import gymnasium as gym
 
-from .desktop_env import DEFAULT_MAX_STEPS
+from ._catalog_ids import TASK_IDS
 
-__all__ = ["register_catalog", "register_task"]
+__all__ = ["DEFAULT_MAX_STEPS", "register_catalog", "register_task"]
+
+#: OSWorld's default step budget: each registered id's, and the env's
+DEFAULT_MAX_STEPS = 15
 
 ENTRY_POINT = "drums_gym.envs.desktop_env:DrumsDesktopEnv"
 VECTOR_ENTRY_POINT = "drums_gym.envs.vector:make_fork_vector"
@@ -46,7 +59,7 @@ def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -
 
 
 def register_catalog() -> list[str]:
-    """Register every task of the bundled catalog (the local host's tasks)."""
-    from ..local.tasks import CATALOG
-
-    return [register_task(task.id) for task in CATALOG.values()]
+    """Register every task of the bundled catalog (the local host's tasks) and return
+    the env ids. The ids come from `drums_gym._catalog_ids`, a generated list
+    (``python scripts/catalog_ids.py``), so this loads no task and no simulator."""
+    return [register_task(task_id) for task_id in TASK_IDS]
