@@ -12,11 +12,18 @@ Light on purpose: it imports Gymnasium and a generated list of ids, never the en
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import gymnasium as gym
 
 from ._catalog_ids import TASK_IDS
 
-__all__ = ["DEFAULT_MAX_STEPS", "register_catalog", "register_task"]
+__all__ = ["DEFAULT_MAX_STEPS", "ENV_TASKS", "register_catalog", "register_task"]
+
+#: users' OSWorld task files for the embedded host (files or folders, os.pathsep-joined)
+ENV_TASKS = "DRUMS_LOCAL_TASKS"
 
 #: OSWorld's default step budget: each registered id's, and the env's
 DEFAULT_MAX_STEPS = 15
@@ -62,4 +69,28 @@ def register_catalog() -> list[str]:
     """Register every task of the bundled catalog (the local host's tasks) and return
     the env ids. The ids come from `drums_gym._catalog_ids`, a generated list
     (``python scripts/catalog_ids.py``), so this loads no task and no simulator."""
-    return [register_task(task_id) for task_id in TASK_IDS]
+    return [register_task(task_id) for task_id in (*TASK_IDS, *user_task_ids())]
+
+
+def user_task_ids(value: str | None = None) -> list[str]:
+    """The ids of the task files ``DRUMS_LOCAL_TASKS`` names (read as JSON, not loaded: the
+    host checks each file when it starts). A path that does not exist is a ``ValueError``
+    naming it, so a typo fails at ``import drums_gym``, not at the first ``gym.make``."""
+    raw = os.environ.get(ENV_TASKS, "") if value is None else value
+    ids = []
+    for part in (p for p in raw.split(os.pathsep) if p.strip()):
+        path = Path(part).expanduser()
+        if path.is_dir():
+            files = sorted(q for q in path.glob("*.json") if q.is_file())
+        elif path.is_file():
+            files = [path]
+        else:
+            raise ValueError(f"{ENV_TASKS}: {part}: no such task file or folder")
+        for file in files:
+            try:
+                task_id = json.loads(file.read_text(encoding="utf-8")).get("id")
+            except (OSError, ValueError, AttributeError) as exc:
+                raise ValueError(f"{ENV_TASKS}: {file}: not an OSWorld task file ({exc})") from None
+            if isinstance(task_id, str) and len(task_id) >= 8:
+                ids.append(task_id)
+    return ids
