@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
-from . import shell
-from .actions import DESKTOP_DIR
+from . import topbar_dock
+from .fs import DESKTOP_DIR
 from .windows import node
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ ROLES: dict[str, str] = {
 def tree(desk: Desktop) -> dict[str, Any]:
     """Build the tree for ``desk`` (call through `Desktop.accessibility`)."""
     root = node("desktop-frame", "Desktop", (0, 0, desk.width, desk.height))
-    root["children"].extend(shell.accessibility(desk.width, desk.height, desk.clock_text()))
+    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text()))
     icons = node("layered-pane", "Desktop Icons", (0, 0, desk.width, desk.height),
                  ["enabled", "showing", "visible"] + (["focused"] if desk.desktop_focused else []))
     for name in desk.grid.ordered():

@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import quote, unquote
 
-__all__ = ["HOME", "TRASH", "FileSystem", "SimClock", "StatResult", "TrashItem", "split_ext"]
+__all__ = ["DESKTOP_DIR", "HOME", "TRASH", "FileSystem", "SimClock", "StatResult", "TrashItem",
+           "split_ext"]
 
 HOME = "/home/user"
+DESKTOP_DIR = HOME + "/Desktop"  # the folder the desktop shows as icons
 TRASH = HOME + "/.local/share/Trash"
 DEFAULT_EPOCH = 1704099600.0  # 2024-01-01 09:00:00 UTC
 
