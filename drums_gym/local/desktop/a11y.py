@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
+from ..budget import charge
 from . import topbar_dock
 from .fs import DESKTOP_DIR
 from .windows import node
@@ -73,6 +74,7 @@ def tree(desk: Desktop) -> dict[str, Any]:
     icons = node("layered-pane", "Desktop Icons", (0, 0, desk.width, desk.height),
                  ["enabled", "showing", "visible"] + (["focused"] if desk.desktop_focused else []))
     for name in desk.grid.ordered():
+        charge()
         is_dir = desk.fs.is_dir(f"{DESKTOP_DIR}/{name}")
         states = ["enabled", "focusable", "selectable", "sensitive", "showing", "visible"]
         if name in desk.selected:

@@ -21,6 +21,7 @@ from drums_gym.actions.events import (
     Sleep,
 )
 
+from ..budget import charge
 from .a11y import tree
 from .desktop_menus import DesktopMenus
 from .drag import DragAndDrop
@@ -53,6 +54,13 @@ class Desktop:
     route input, ``dnd`` drags files, ``menus`` the context menus, ``rename_flow`` the
     rename popover, ``icon_actions`` the operations on desktop files, ``terminals`` opens
     Terminal windows. The desktop's methods of the same names call them.
+
+    Per-event work does not grow with the number of files: what the desktop derives from
+    the filesystem (icon slots, Files listings, the frame key's icons) is recomputed only
+    when ``fs.version`` says the tree changed, and icons are found by slot arithmetic. Each
+    event, and each entry walked or laid out, is charged to the work budget in force
+    (`drums_gym.local.budget`); when it runs out mid-event the desktop stays consistent
+    (caches are replaced only once rebuilt whole) and the next event or render goes on.
 
     ``frame`` counts visible changes (it increments exactly when the rendered
     image would differ); ``clock`` is simulated seconds, advanced only by
@@ -103,6 +111,9 @@ class Desktop:
         self._image_frame = -1
         self._scene: Image.Image | None = None
         self._scene_key: tuple[Any, ...] | None = None
+        self._icons_version = -1  # fs.version the icon grid was last synced at
+        self._checked_selection: set[str] | None = None  # the selection last filtered
+        self._icons_key: tuple[tuple[int, int], tuple[Any, ...]] | None = None
         self._sync()
 
     # -- public API -------------------------------------------------------
@@ -131,6 +142,7 @@ class Desktop:
         """Feed input events in order. Raises TypeError for anything that is not an `Event`."""
         self._sync_model()
         for ev in events:
+            charge()
             if isinstance(ev, MouseMove):
                 self.mouse.move(int(ev.x), int(ev.y))
             elif isinstance(ev, MouseDown):
@@ -200,17 +212,40 @@ class Desktop:
         return [n for n in self.fs.listdir(DESKTOP_DIR) if not n.startswith(".")]
 
     def _sync_model(self) -> None:
-        self.grid.sync(self.desktop_entries())
-        self.selected &= set(self.grid.slots)
+        version = self.fs.version
+        if version != self._icons_version:
+            self.grid.sync(self.desktop_entries())
+            self._icons_version = version
+            self._checked_selection = None
+        if self.selected is not self._checked_selection:
+            # a new selection (in-place edits only ever add names from the grid)
+            slots = self.grid.slots
+            charge(len(self.selected))
+            stale = [n for n in self.selected if n not in slots]
+            if stale:
+                self.selected -= set(stale)
+            self._checked_selection = self.selected
+        charge(len(self.windows))
         for w in self.windows:
             w.sync(self)
         if self.rename is not None and not self.fs.exists(self.rename.path):
             self.rename = None
 
+    def _icons(self) -> tuple[Any, ...]:
+        """``(name, slot, is_dir)`` of every icon in slot order, rebuilt when the grid or the
+        filesystem changed."""
+        stamp = (self.grid.version, self.fs.version)
+        if self._icons_key is None or self._icons_key[0] != stamp:
+            names = self.grid.ordered()
+            charge(len(names))
+            icons = tuple((n, self.grid.slots[n], self.fs.is_dir(f"{DESKTOP_DIR}/{n}"))
+                          for n in names)
+            self._icons_key = (stamp, icons)
+        return self._icons_key[1]
+
     def _visual_key(self) -> tuple[Any, ...]:
-        names = self.grid.ordered()
-        icons = tuple((n, self.grid.slots[n], self.fs.is_dir(f"{DESKTOP_DIR}/{n}"),
-                       n in self.selected) for n in names)
+        charge(len(self.selected))
+        icons = (self._icons(), frozenset(self.selected))
         menu = None
         if self.menu is not None:
             menu = (self.menu.items, self.menu.rect, self.hovered_menu_item())

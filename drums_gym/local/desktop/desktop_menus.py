@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..budget import charge
 from .files_properties import open_properties
 from .fs import DESKTOP_DIR
 from .popups import SEPARATOR, Menu, MenuItem
@@ -94,4 +95,5 @@ class DesktopMenus:
         elif action == "paste":
             desk.paste()
         elif action == "select-all":
+            charge(len(desk.grid.slots))
             desk.selected = set(desk.grid.slots)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
+from ..budget import charge
 from . import file_ops
 from .file_icons import file_icon
 from .files_model import PLACES, TRASH_URI, inside
@@ -96,9 +97,8 @@ class DragAndDrop:
         if not st.active:
             if max(abs(x - st.origin[0]), abs(y - st.origin[1])) <= DRAG_THRESHOLD:
                 return
-            st.active = True
-            if not st.band:
-                st.paths = self._drag_paths(st)
+            paths = () if st.band else self._drag_paths(st)  # may stop on the budget
+            st.active, st.paths = True, paths
         if st.band:
             self._band_select(st)
 
@@ -140,7 +140,10 @@ class DragAndDrop:
             return tuple(i.path for i in w.selected_items(desk))
         if st.keep is not None:
             desk.selected = set(st.keep)
-        return tuple(f"{DESKTOP_DIR}/{n}" for n in desk.grid.ordered() if n in desk.selected)
+        slots = desk.grid.slots
+        charge(len(desk.selected))
+        names = sorted((n for n in desk.selected if n in slots), key=slots.__getitem__)
+        return tuple(f"{DESKTOP_DIR}/{n}" for n in names)
 
     def _band_box(self, st: DragState) -> Box:
         (ox, oy), (x, y) = st.origin, self.desk.pointer
@@ -155,12 +158,12 @@ class DragAndDrop:
         box = self._band_box(st)
         if isinstance(st.window, FolderWindow):
             w = st.window
-            hits = {i.key for n, i in enumerate(w.items(desk))
-                    if w.tile_visible(n) and _overlap(w.tile(n), box)}
+            items = w.items(desk)
+            hits = {items[n].key for n in w.visible_indices(len(items))
+                    if _overlap(w.tile(n), box)}
             w.selected = st.base | hits
         else:
-            hits = {n for n in desk.grid.slots if _overlap(desk.grid.hit_box(n), box)}
-            desk.selected = st.base | hits
+            desk.selected = st.base | desk.grid.in_box(box)
 
     def _drop(self, st: DragState) -> None:
         desk = self.desk

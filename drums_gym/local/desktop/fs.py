@@ -368,6 +368,7 @@ class FileSystem:
         stem, ext = split_ext(name)
         n = 2
         while True:
+            charge()
             candidate = pattern.format(stem=stem, n=n) + ext
             if not self.exists(base + "/" + candidate):
                 return candidate

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..budget import charge
 from . import file_ops
 from .fs import DESKTOP_DIR
 
@@ -38,6 +39,7 @@ class IconActions:
         name = "New Folder"
         n = 2
         while desk.fs.exists(f"{DESKTOP_DIR}/{name}"):
+            charge()
             name, n = f"New Folder {n}", n + 1
         desk.fs.mkdir(f"{DESKTOP_DIR}/{name}", parents=True)
         desk.grid.place(name, near)
@@ -49,6 +51,7 @@ class IconActions:
         """Move desktop entries ``names`` to the Trash (vanished ones are skipped)."""
         desk = self.desk
         for name in names:
+            charge()
             if desk.fs.exists(f"{DESKTOP_DIR}/{name}"):
                 desk.fs.trash(f"{DESKTOP_DIR}/{name}")
         desk.selected -= set(names)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..budget import charge
 from .keys import normalize_key, shifted
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Keyboard:
 
     def _desktop_key(self, key: str) -> None:
         desk = self.desk
+        charge(len(desk.selected))
         mods, names = desk.mods, sorted(desk.selected)
         k = key.lower() if len(key) == 1 else key
         if key == "f2" and len(names) == 1:
@@ -68,6 +70,7 @@ class Keyboard:
         elif mods.ctrl and mods.shift and k == "n":
             desk.new_folder(desk.pointer)
         elif mods.ctrl and k == "a":
+            charge(len(desk.grid.slots))
             desk.selected = set(desk.grid.slots)
         elif mods.ctrl and k in ("c", "x"):
             desk.set_clipboard("copy" if k == "c" else "cut", names)
@@ -84,11 +87,11 @@ class Keyboard:
 
     def _arrow(self, key: str) -> None:
         desk = self.desk
-        order = desk.grid.ordered()
-        if not order:
+        first = desk.grid.first()
+        if first is None:
             return
         if not desk.selected:
-            desk.selected = {order[0]}
+            desk.selected = {first}
             return
         cur = desk.grid.slots[sorted(desk.selected)[0]]
         rows = desk.grid.rows
@@ -96,6 +99,6 @@ class Keyboard:
         target = cur + step
         if key in ("up", "down") and target // rows != cur // rows:
             return
-        by_slot = {s: n for n, s in desk.grid.slots.items()}
-        if target in by_slot:
-            desk.selected = {by_slot[target]}
+        name = desk.grid.name_at_slot(target)
+        if name is not None:
+            desk.selected = {name}

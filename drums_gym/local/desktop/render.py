@@ -27,8 +27,7 @@ def compose_scene(desk: Desktop) -> Image.Image:
     """Everything but the pointer, as a new RGB image."""
     img = topbar_dock.chrome(desk.width, desk.height).copy()
     topbar_dock.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
-    dirs = {n for n in desk.grid.slots if desk.fs.is_dir(f"{DESKTOP_DIR}/{n}")}
-    draw_icons(img, desk.grid, dirs, desk.selected, desk.hovered_icon(),
+    draw_icons(img, desk.grid, set(), desk.selected, desk.hovered_icon(),
                icon_for=lambda n: file_icon(desk.fs, f"{DESKTOP_DIR}/{n}", ICON_SIZE))
     active = desk.active_window()
     for w in desk.windows:
