@@ -67,11 +67,13 @@ class IconGrid:
         return x, y, x + TILE_W, y + TILE_H
 
     def _free(self, count: int | None = None) -> list[int]:
-        """Free slots in order (the first ``count`` of them when given)."""
+        """Free slots in order: those of the screen's grid and past it, as many as there are
+        used ones (or the first ``count``, however far they reach)."""
         used = self._by_slot
+        limit = self.rows * self.cols + len(used) + (count or 0)
         out = []
         scanned = 0
-        for s in range(self.rows * self.cols + len(used)):
+        for s in range(limit):
             scanned += 1
             if s not in used:
                 out.append(s)
