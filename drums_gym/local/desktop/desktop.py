@@ -332,10 +332,10 @@ class Desktop:
     def open_folder(self, path: str) -> FolderWindow:
         """Open (or raise) a Files window on ``path`` (a folder, or ``trash:///``)."""
         path = path if path == TRASH_URI else self.fs.normpath(path)
-        for w in self.windows:
-            if isinstance(w, FolderWindow) and w.path == path:
-                self.raise_window(w)
-                return w
+        for shown in self.windows:
+            if isinstance(shown, FolderWindow) and shown.path == path:
+                self.raise_window(shown)
+                return shown
         x0, y0, x1, y1 = self.work_area()
         w, h = min(980, x1 - x0 - 60), min(640, y1 - y0 - 60)
         k = len(self.windows) % 6
