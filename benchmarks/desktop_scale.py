@@ -18,12 +18,13 @@ from drums_gym.local.budget import Budget, Limits, running
 from drums_gym.local.desktop import Desktop
 
 
-def build(files: int) -> Desktop:
+def build(files: int, files_window: bool = True) -> Desktop:
     desk = Desktop()
     for i in range(files):
         desk.fs.write_file(f"~/Desktop/file-{i:05d}.txt", "x")
-    win = desk.open_folder("~/Desktop")
-    win.move_to(900, 300)
+    if files_window:
+        win = desk.open_folder("~/Desktop")
+        win.move_to(900, 300)
     desk.render()
     return desk
 
@@ -48,11 +49,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--no-files-window", action="store_true",
+                        help="only the desktop's icons (no Files window showing ~/Desktop)")
     args = parser.parse_args()
     print(f"{'files':>7} {'events':>7} {'action s':>9} {'us/event':>9} {'frame s':>8} "
           f"{'budget steps':>13}")
     for files in args.files:
-        desk = build(files)
+        desk = build(files, files_window=not args.no_files_window)
         evs = events(args.events)
         budget = Budget(Limits(steps=10**12, seconds=10**6))
         with running(budget):
@@ -61,7 +64,7 @@ def main() -> None:
             t1 = time.perf_counter()
         desk.render()
         t2 = time.perf_counter()
-        used = budget.limits.steps - budget._steps_left
+        used = budget.limits.steps - getattr(budget, "_steps_left", budget.limits.steps)
         print(f"{files:>7} {len(evs):>7} {t1 - t0:>9.2f} {(t1 - t0) / len(evs) * 1e6:>9.0f} "
               f"{t2 - t1:>8.2f} {used:>13}")
 
