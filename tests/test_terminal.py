@@ -13,9 +13,9 @@ from terminal_driver import Term, center
 from drums_gym.actions.events import KeyDown, KeyUp
 from drums_gym.local.desktop import Desktop, terminal
 from drums_gym.local.desktop.render import compose_scene, pointer_overlay
-from drums_gym.local.desktop.shell import DOCK_APPS, dock_rect
 from drums_gym.local.desktop.terminal import TerminalWindow
 from drums_gym.local.desktop.terminal_screen import MAX_LINES
+from drums_gym.local.desktop.topbar_dock import DOCK_APPS, dock_rect
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 

@@ -5,6 +5,12 @@
   Pillow, exposes an accessibility tree, clones for forks.
 - `Window`: base class of application windows (`FolderWindow` is a Files window,
   `TerminalWindow` a GNOME Terminal running a simulated bash, see ``bash/``).
+
+`Desktop` holds the state and the window stack; its components each hold a reference to
+it: `mouse` (pointer, clicks, window dragging), `keyboard` (key routing), `drag` (files
+and rubber bands), `desktop_menus`, `rename_flow` (the rename popover), `icon_actions`
+(open, new folder, trash, clipboard), `terminal_launcher`. `topbar_dock` draws the GNOME
+top bar and dock; `render` and `a11y` turn a desktop into pixels and a tree.
 """
 
 from .desktop import Desktop

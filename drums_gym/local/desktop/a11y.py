@@ -25,8 +25,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...accessibility import NAMESPACES, to_xml
-from . import shell
-from .actions import DESKTOP_DIR
+from ..budget import charge
+from . import topbar_dock
+from .fs import DESKTOP_DIR
 from .windows import node
 
 if TYPE_CHECKING:
@@ -63,10 +64,11 @@ ROLES: dict[str, str] = {
 def tree(desk: Desktop) -> dict[str, Any]:
     """Build the tree for ``desk`` (call through `Desktop.accessibility`)."""
     root = node("desktop-frame", "Desktop", (0, 0, desk.width, desk.height))
-    root["children"].extend(shell.accessibility(desk.width, desk.height, desk.clock_text()))
+    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text()))
     icons = node("layered-pane", "Desktop Icons", (0, 0, desk.width, desk.height),
                  ["enabled", "showing", "visible"] + (["focused"] if desk.desktop_focused else []))
     for name in desk.grid.ordered():
+        charge()
         is_dir = desk.fs.is_dir(f"{DESKTOP_DIR}/{name}")
         states = ["enabled", "focusable", "selectable", "sensitive", "showing", "visible"]
         if name in desk.selected:

@@ -21,29 +21,46 @@ from drums_gym.actions.events import (
     Sleep,
 )
 
+from ..budget import charge
 from .a11y import tree
-from .actions import DESKTOP_DIR, DesktopActions
+from .desktop_menus import DesktopMenus
 from .drag import DragAndDrop
-from .fs import DEFAULT_EPOCH, FileSystem, SimClock
+from .files_window import TRASH_URI, FolderWindow
+from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
+from .icon_actions import IconActions
 from .icons import IconGrid
-from .keyboard import KeyboardInput
+from .keyboard import Keyboard
 from .keys import Modifiers, normalize_key
+from .mouse import DOUBLE_CLICK_DISTANCE, DOUBLE_CLICK_TIME, Mouse
 from .popups import Menu, RenamePopover
+from .rename_flow import RenameFlow
 from .render import compose_scene, pointer_overlay
-from .shell import dock_app_at
-from .terminal_host import TerminalApps
+from .terminal import TerminalWindow
+from .terminal_launcher import TerminalLauncher
 from .theme import DOCK_W, TOP_BAR_H
 from .windows import Window
 
 __all__ = ["DOUBLE_CLICK_DISTANCE", "DOUBLE_CLICK_TIME", "Desktop"]
 
-DOUBLE_CLICK_TIME = 0.5  # seconds of simulated time
-DOUBLE_CLICK_DISTANCE = 5  # pixels
 _SHARED = frozenset({"_image", "_scene"})  # immutable caches a clone may share
 
 
-class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
+class Desktop:
     """An Ubuntu-like desktop: filesystem, icons, windows, menus; fed `Event`s, rendered by Pillow.
+
+    The desktop holds the state (``fs``, ``pointer``, ``mods``, ``grid``, ``selected``,
+    ``windows``, ``menu``, ``rename``, the clipboards) and manages the window stack; its
+    components, each holding a reference to it, do the rest: ``mouse`` and ``keyboard``
+    route input, ``dnd`` drags files, ``menus`` the context menus, ``rename_flow`` the
+    rename popover, ``icon_actions`` the operations on desktop files, ``terminals`` opens
+    Terminal windows. The desktop's methods of the same names call them.
+
+    Per-event work does not grow with the number of files: what the desktop derives from
+    the filesystem (icon slots, Files listings, the frame key's icons) is recomputed only
+    when ``fs.version`` says the tree changed, and icons are found by slot arithmetic. Each
+    event, and each entry walked or laid out, is charged to the work budget in force
+    (`drums_gym.local.budget`); when it runs out mid-event the desktop stays consistent
+    (caches are replaced only once rebuilt whole) and the next event or render goes on.
 
     ``frame`` counts visible changes (it increments exactly when the rendered
     image would differ); ``clock`` is simulated seconds, advanced only by
@@ -81,15 +98,22 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
         self.clipboard: tuple[str, tuple[str, ...]] | None = None
         self.text_clipboard = ""
         self._incidents: list[tuple[str, str]] = []
-        self._buttons: set[str] = set()
-        self._last_click: tuple[float, int, int, int] | None = None  # time, x, y, count
-        self._drag: tuple[Window, int, int] | None = None
+        self.mouse = Mouse(self)
+        self.keyboard = Keyboard(self)
+        self.dnd = DragAndDrop(self)
+        self.menus = DesktopMenus(self)
+        self.rename_flow = RenameFlow(self)
+        self.icon_actions = IconActions(self)
+        self.terminals = TerminalLauncher(self)
         self._frame = 0
         self._key: tuple[Any, ...] = ()
         self._image: Image.Image | None = None
         self._image_frame = -1
         self._scene: Image.Image | None = None
         self._scene_key: tuple[Any, ...] | None = None
+        self._icons_version = -1  # fs.version the icon grid was last synced at
+        self._checked_selection: set[str] | None = None  # the selection last filtered
+        self._icons_key: tuple[tuple[int, int], tuple[Any, ...]] | None = None
         self._sync()
 
     # -- public API -------------------------------------------------------
@@ -118,14 +142,15 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
         """Feed input events in order. Raises TypeError for anything that is not an `Event`."""
         self._sync_model()
         for ev in events:
+            charge()
             if isinstance(ev, MouseMove):
-                self._move(int(ev.x), int(ev.y))
+                self.mouse.move(int(ev.x), int(ev.y))
             elif isinstance(ev, MouseDown):
-                self._press(ev.button)
+                self.mouse.press(ev.button)
             elif isinstance(ev, MouseUp):
-                self._release(ev.button)
+                self.mouse.release(ev.button)
             elif isinstance(ev, KeyDown):
-                self._key_down(ev.key)
+                self.keyboard.key_down(ev.key)
             elif isinstance(ev, KeyUp):
                 self.mods.release(normalize_key(ev.key))
             elif isinstance(ev, Sleep):
@@ -148,7 +173,7 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
         if self._scene is None or self._scene_key != scene_key:
             self._scene = self._patched_scene(scene_key) or compose_scene(self)
             self._scene_key = scene_key
-        self._image = pointer_overlay(self._scene, self.pointer, self.dnd_overlay())
+        self._image = pointer_overlay(self._scene, self.pointer, self.dnd.overlay())
         self._image_frame = self._frame
         return self._image
 
@@ -187,17 +212,40 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
         return [n for n in self.fs.listdir(DESKTOP_DIR) if not n.startswith(".")]
 
     def _sync_model(self) -> None:
-        self.grid.sync(self.desktop_entries())
-        self.selected &= set(self.grid.slots)
+        version = self.fs.version
+        if version != self._icons_version:
+            self.grid.sync(self.desktop_entries())
+            self._icons_version = version
+            self._checked_selection = None
+        if self.selected is not self._checked_selection:
+            # a new selection (in-place edits only ever add names from the grid)
+            slots = self.grid.slots
+            charge(len(self.selected))
+            stale = [n for n in self.selected if n not in slots]
+            if stale:
+                self.selected -= set(stale)
+            self._checked_selection = self.selected
+        charge(len(self.windows))
         for w in self.windows:
             w.sync(self)
         if self.rename is not None and not self.fs.exists(self.rename.path):
             self.rename = None
 
+    def _icons(self) -> tuple[Any, ...]:
+        """``(name, slot, is_dir)`` of every icon in slot order, rebuilt when the grid or the
+        filesystem changed."""
+        stamp = (self.grid.version, self.fs.version)
+        if self._icons_key is None or self._icons_key[0] != stamp:
+            names = self.grid.ordered()
+            charge(len(names))
+            icons = tuple((n, self.grid.slots[n], self.fs.is_dir(f"{DESKTOP_DIR}/{n}"))
+                          for n in names)
+            self._icons_key = (stamp, icons)
+        return self._icons_key[1]
+
     def _visual_key(self) -> tuple[Any, ...]:
-        names = self.grid.ordered()
-        icons = tuple((n, self.grid.slots[n], self.fs.is_dir(f"{DESKTOP_DIR}/{n}"),
-                       n in self.selected) for n in names)
+        charge(len(self.selected))
+        icons = (self._icons(), frozenset(self.selected))
         menu = None
         if self.menu is not None:
             menu = (self.menu.items, self.menu.rect, self.hovered_menu_item())
@@ -210,7 +258,7 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
         wins = tuple((w.render_key(self), w is active) for w in self.windows)
         running = tuple(sorted({w.app for w in self.windows}))
         return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins, running,
-                (self.pointer, self.dnd_key()))
+                (self.pointer, self.dnd.key()))
 
     def _patched_scene(self, key: tuple[Any, ...]) -> Image.Image | None:
         """The previous scene with only the top window redrawn, when nothing else changed
@@ -236,141 +284,145 @@ class Desktop(DragAndDrop, TerminalApps, KeyboardInput, DesktopActions):
     def hovered_icon(self) -> str | None:
         """The desktop icon under the pointer when nothing covers it (drawn highlighted)."""
         x, y = self.pointer
-        if self.menu is not None or self._drag is not None or self.window_at(x, y) is not None:
+        if (self.menu is not None or self.mouse.window_drag is not None
+                or self.window_at(x, y) is not None):
             return None
         if self.rename is not None and self.rename.contains(x, y):
             return None
         return self.grid.at(x, y)
 
     def window_at(self, x: int, y: int) -> Window | None:
+        """The topmost (not minimized) window under ``(x, y)``."""
         for w in reversed(self.windows):
             if w.contains(x, y):
                 return w
         return None
 
-    # -- mouse ------------------------------------------------------------
-    def _move(self, x: int, y: int) -> None:
-        self.pointer = (max(0, min(self.width - 1, x)), max(0, min(self.height - 1, y)))
-        if self._drag is not None:
-            w, dx, dy = self._drag
-            px, py = self.pointer
-            w.move_to(px - dx, max(TOP_BAR_H, py - dy))
-        self.dnd_motion()
+    # -- the window stack -------------------------------------------------
+    def active_window(self) -> Window | None:
+        """The focused window (top of the stack), or None when the desktop has focus."""
+        if self.desktop_focused:
+            return None
+        for w in reversed(self.windows):
+            if not w.minimized:
+                return w
+        return None
 
-    def _count_clicks(self, x: int, y: int) -> int:
-        last, now = self._last_click, self.clock
-        clicks = 1
-        if (last is not None and now - last[0] <= DOUBLE_CLICK_TIME
-                and abs(x - last[1]) <= DOUBLE_CLICK_DISTANCE
-                and abs(y - last[2]) <= DOUBLE_CLICK_DISTANCE and last[3] == 1):
-            clicks = 2
-        self._last_click = (now, x, y, clicks)
-        return clicks
+    def raise_window(self, w: Window) -> None:
+        """Put ``w`` on top (unminimized) and give it focus."""
+        self.windows.remove(w)
+        self.windows.append(w)
+        w.minimized = False
+        self.desktop_focused = False
 
-    def _press(self, button: str) -> None:
-        if button in self._buttons:
+    def close_window(self, w: Window) -> None:
+        """Close ``w`` and record a ``("window_closed", title)`` incident."""
+        self.windows.remove(w)
+        self._incidents.append(("window_closed", w.title))
+        self.desktop_focused = self.active_window_candidate() is None
+
+    def active_window_candidate(self) -> Window | None:
+        """The window that would have focus if the desktop gave it up."""
+        return next((w for w in reversed(self.windows) if not w.minimized), None)
+
+    def work_area(self) -> tuple[int, int, int, int]:
+        """The screen minus the top bar and the dock (where maximized windows go)."""
+        return DOCK_W, TOP_BAR_H, self.width, self.height
+
+    def open_folder(self, path: str) -> FolderWindow:
+        """Open (or raise) a Files window on ``path`` (a folder, or ``trash:///``)."""
+        path = path if path == TRASH_URI else self.fs.normpath(path)
+        for shown in self.windows:
+            if isinstance(shown, FolderWindow) and shown.path == path:
+                self.raise_window(shown)
+                return shown
+        x0, y0, x1, y1 = self.work_area()
+        w, h = min(980, x1 - x0 - 60), min(640, y1 - y0 - 60)
+        k = len(self.windows) % 6
+        x = x0 + (x1 - x0 - w) // 2 + 32 * k
+        y = y0 + (y1 - y0 - h) // 2 + 32 * k
+        win = FolderWindow((x, y, x + w, y + h), path)
+        self.windows.append(win)
+        self.desktop_focused = False
+        return win
+
+    def open_terminal(self, cwd: str = HOME) -> TerminalWindow:
+        """Open a new 80x24 Terminal window in ``cwd`` (focused, on top)."""
+        return self.terminals.open(cwd)
+
+    def launch(self, app: str) -> None:
+        """A dock click: Files and Terminal raise their windows or open one; Trash opens the
+        Trash; other apps come later."""
+        if app == "terminal":
+            self.terminals.launch()
             return
-        self._buttons.add(button)
-        x, y = self.pointer
-        clicks = self._count_clicks(x, y) if button == "left" else 1
-        self.dnd_press(button)
-        if self.menu is not None:
-            if self.menu.contains(x, y):
-                self.menu.pressed = self.menu.item_at(x, y)
-            else:
-                self.menu = None  # a click elsewhere dismisses the menu and is consumed
+        if app == "trash":
+            self.open_folder(TRASH_URI)
             return
-        if self.rename is not None:
-            if self.rename.contains(x, y):
-                self._press_popover(x, y)
-            else:
-                self.commit_rename(cancel_if_invalid=True)
+        if app != "files":
             return
-        w = self.window_at(x, y)
-        if w is not None:
+        mine = [w for w in self.windows if w.app == "files"]
+        if not mine:
+            self.open_folder(HOME)
+            return
+        for w in mine:
             self.raise_window(w)
-            part = w.part_at(x, y)
-            if part in w.CONTROLS:
-                w.pressed = part
-            elif part == "header" and button == "left":
-                if clicks >= 2:
-                    w.toggle_maximize(self.work_area())
-                else:
-                    self._drag = (w, x - w.x, y - w.y)
-            else:
-                w.on_press(self, x, y, button, clicks)
-            return
-        self.desktop_focused = True
-        if y < TOP_BAR_H:
-            return
-        if x < DOCK_W:
-            app = dock_app_at(x, y, self.height)
-            if app is not None and button == "left":
-                self.launch(app.key)
-            return
-        self._press_desktop(x, y, button, clicks)
 
-    def _press_desktop(self, x: int, y: int, button: str, clicks: int) -> None:
-        name = self.grid.at(x, y)
-        if button == "left":
-            if name is None:
-                if not self.mods.ctrl:
-                    self.selected = set()
-            elif self.mods.ctrl:
-                self.selected ^= {name}
-            elif self.mods.shift:
-                self.selected.add(name)
-            else:
-                self.selected = {name}
-                if clicks >= 2:
-                    self.open_paths([name])
-        elif button == "right":
-            if name is None:
-                self.selected = set()
-                self.open_desktop_menu((x, y))
-            else:
-                if name not in self.selected:
-                    self.selected = {name}
-                self.open_icon_menu((x, y))
+    # -- desktop files, renaming, menus (the components) ---------------------
+    def open_paths(self, names: list[str]) -> None:
+        """Open desktop entries (folders in Files)."""
+        self.icon_actions.open_paths(names)
 
-    def _press_popover(self, x: int, y: int) -> None:
-        pop = self.rename
-        if pop is None:
-            return
-        bx0, by0, bx1, by1 = pop.button_rect()
-        if bx0 <= x < bx1 and by0 <= y < by1:
-            self.commit_rename()
-            return
-        ex0, ey0, ex1, ey1 = pop.entry_rect()
-        if ex0 <= x < ex1 and ey0 <= y < ey1:
-            pop.field.set_cursor(pop.index_at(x), extend=self.mods.shift)
+    def new_folder(self, near: tuple[int, int]) -> str:
+        """Create "New Folder" on the desktop near ``near`` and start renaming it."""
+        return self.icon_actions.new_folder(near)
 
-    def _release(self, button: str) -> None:
-        if button not in self._buttons:
-            return
-        self._buttons.discard(button)
-        x, y = self.pointer
-        if self.dnd_release(button):
-            return
-        if self._drag is not None and button == "left":
-            self._drag = None
-            return
-        if self.menu is not None and self.menu.pressed is not None:
-            pressed, self.menu.pressed = self.menu.pressed, None
-            if self.menu.item_at(x, y) == pressed:
-                self.run_menu_action(self.menu.items[pressed].action)
-            return
-        for w in list(self.windows):
-            if w.pressed is not None:
-                part, w.pressed = w.pressed, None
-                if w.contains(x, y) and w.part_at(x, y) == part:
-                    self._window_control(w, part)
+    def trash(self, names: list[str]) -> None:
+        """Move desktop entries to the Trash."""
+        self.icon_actions.trash(names)
 
-    def _window_control(self, w: Window, part: str) -> None:
-        if part == "close":
-            self.close_window(w)
-        elif part == "maximize":
-            w.toggle_maximize(self.work_area())
-        elif part == "minimize":
-            w.minimized = True
-            self.desktop_focused = self.active_window_candidate() is None
+    def set_clipboard(self, op: str, names: list[str]) -> None:
+        """Copy or cut desktop entries to the file clipboard."""
+        self.icon_actions.set_clipboard(op, names)
+
+    def paste(self) -> None:
+        """Paste the file clipboard onto the desktop."""
+        self.icon_actions.paste()
+
+    def paste_into(self, directory: str) -> list[str]:
+        """Paste the file clipboard into ``directory``; the new names."""
+        return self.icon_actions.paste_into(directory)
+
+    def start_rename(self, name: str) -> None:
+        """Open the rename popover on desktop entry ``name``."""
+        self.rename_flow.start(name)
+
+    def start_rename_path(self, path: str, anchor: tuple[int, int, int, int],
+                          owner: Window | None = None, creating: bool = False,
+                          name: str = "") -> None:
+        """Open the rename (or, ``creating``, New Folder) popover for ``path``."""
+        self.rename_flow.start_path(path, anchor, owner=owner, creating=creating, name=name)
+
+    def validate_rename(self) -> None:
+        """Re-check the name typed in the rename popover."""
+        self.rename_flow.validate()
+
+    def commit_rename(self, cancel_if_invalid: bool = False) -> bool:
+        """Rename to the popover's text (see `RenameFlow.commit`)."""
+        return self.rename_flow.commit(cancel_if_invalid)
+
+    def hovered_menu_item(self) -> int | None:
+        """The enabled menu item under the pointer."""
+        return self.menus.hovered_item()
+
+    def open_icon_menu(self, point: tuple[int, int]) -> None:
+        """The context menu of the selected icons."""
+        self.menus.open_icon_menu(point)
+
+    def open_desktop_menu(self, point: tuple[int, int]) -> None:
+        """The context menu of the desktop background."""
+        self.menus.open_desktop_menu(point)
+
+    def run_menu_action(self, action: str) -> None:
+        """Run an item of the open menu (closing it)."""
+        self.menus.run_action(action)

@@ -1,8 +1,8 @@
 """Drag and drop of files, and rubber-band selection, on the desktop and in Files.
 
-`DragAndDrop` is a mixin of `Desktop`; the desktop's mouse handlers call its three
-hooks (`dnd_press` before a press is handled, `dnd_motion` after the pointer moves,
-`dnd_release` when a button comes up). A press on a file or folder that moves more
+`DragAndDrop` is a component of `Desktop` (``desk.dnd``); the desktop's mouse handlers call
+its three hooks (`press` before a press is handled, `motion` after the pointer moves,
+`release` when a button comes up). A press on a file or folder that moves more
 than `DRAG_THRESHOLD` pixels drags the selection; a press on empty space draws a
 selection rectangle. Dropping:
 
@@ -15,18 +15,18 @@ selection rectangle. Dropping:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
+from ..budget import charge
 from . import file_ops
-from .actions import DESKTOP_DIR, DesktopActions
 from .file_icons import file_icon
 from .files_model import PLACES, TRASH_URI, inside
 from .files_window import FolderWindow
-from .keys import Modifiers
-from .shell import dock_app_at
+from .fs import DESKTOP_DIR
 from .theme import ACCENT, DOCK_W, TOP_BAR_H, font
+from .topbar_dock import dock_app_at
 from .windows import Box, Window
 
 if TYPE_CHECKING:
@@ -52,99 +52,101 @@ class DragState:
     paths: tuple[str, ...] = ()
 
 
-class DragAndDrop(DesktopActions):
-    """Drag and drop (mixed into `Desktop`)."""
+class DragAndDrop:
+    """Drag and drop of files and rubber-band selection (``state``: the press in progress)."""
 
-    mods: Modifiers
-    _buttons: set[str]
-    _dnd: DragState | None = None
-
-    def window_at(self, x: int, y: int) -> Window | None:  # provided by Desktop
-        raise NotImplementedError
+    def __init__(self, desk: Desktop) -> None:
+        self.desk = desk
+        self.state: DragState | None = None
 
     # -- hooks --------------------------------------------------------------
-    def dnd_press(self, button: str) -> None:
+    def press(self, button: str) -> None:
         """Before a press is handled: note what is under the pointer."""
-        self._dnd = None
-        if button != "left" or self.menu is not None or self.rename is not None:
+        desk = self.desk
+        self.state = None
+        if button != "left" or desk.menu is not None or desk.rename is not None:
             return
-        x, y = self.pointer
-        w = self.window_at(x, y)
+        x, y = desk.pointer
+        w = desk.window_at(x, y)
+        ctrl, any_mod = desk.mods.ctrl, desk.mods.any()
         if isinstance(w, FolderWindow):
             if w.part_at(x, y) != "content" or not inside(w.view_rect(), x, y):
                 return
-            item = w.item_at(cast("Desktop", self), x, y)
+            item = w.item_at(desk, x, y)
             if item is None:
-                self._dnd = DragState((x, y), w, band=True,
-                                      base=set(w.selected) if self.mods.ctrl else set())
+                self.state = DragState((x, y), w, band=True,
+                                       base=set(w.selected) if ctrl else set())
             else:
-                keep = set(w.selected) if item.key in w.selected and not self.mods.any() else None
-                self._dnd = DragState((x, y), w, keep=keep)
+                keep = set(w.selected) if item.key in w.selected and not any_mod else None
+                self.state = DragState((x, y), w, keep=keep)
         elif w is None and y >= TOP_BAR_H and x >= DOCK_W:
-            name = self.grid.at(x, y)
+            name = desk.grid.at(x, y)
             if name is None:
-                self._dnd = DragState((x, y), None, band=True,
-                                      base=set(self.selected) if self.mods.ctrl else set())
+                self.state = DragState((x, y), None, band=True,
+                                       base=set(desk.selected) if ctrl else set())
             else:
-                keep = set(self.selected) if name in self.selected and not self.mods.any() else None
-                self._dnd = DragState((x, y), None, keep=keep)
+                keep = set(desk.selected) if name in desk.selected and not any_mod else None
+                self.state = DragState((x, y), None, keep=keep)
 
-    def dnd_motion(self) -> None:
+    def motion(self) -> None:
         """After the pointer moved: start the drag past the threshold; grow the band."""
-        st = self._dnd
-        if st is None or "left" not in self._buttons:
+        st = self.state
+        if st is None or "left" not in self.desk.mouse.buttons:
             return
-        x, y = self.pointer
+        x, y = self.desk.pointer
         if not st.active:
             if max(abs(x - st.origin[0]), abs(y - st.origin[1])) <= DRAG_THRESHOLD:
                 return
-            st.active = True
-            if not st.band:
-                st.paths = self._drag_paths(st)
+            paths = () if st.band else self._drag_paths(st)  # may stop on the budget
+            st.active, st.paths = True, paths
         if st.band:
             self._band_select(st)
 
-    def dnd_release(self, button: str) -> bool:
+    def release(self, button: str) -> bool:
         """A button came up: finish a drag (True: the release is consumed)."""
-        st, self._dnd = self._dnd, None
+        st, self.state = self.state, None
         if st is None or button != "left" or not st.active:
             return False
         if not st.band and st.paths:
             self._drop(st)
         return True
 
-    def dnd_key(self) -> tuple[Any, ...] | None:
+    def key(self) -> tuple[Any, ...] | None:
         """What the drag shows (for frame counting)."""
-        st = self._dnd
+        st = self.state
         if st is None or not st.active:
             return None
         return (st.band, st.origin, st.paths)
 
-    def dnd_overlay(self) -> Callable[[Image.Image], None] | None:
+    def overlay(self) -> Callable[[Image.Image], None] | None:
         """Draws the drag (the dragged icon, or the rectangle) under the pointer sprite."""
-        st = self._dnd
+        st = self.state
         if st is None or not st.active:
             return None
         if st.band:
             box = self._band_box(st)
             return lambda img: _draw_band(img, box)
-        icon = file_icon(self.fs, st.paths[0], 48)
-        at, count = self.pointer, len(st.paths)
+        icon = file_icon(self.desk.fs, st.paths[0], 48)
+        at, count = self.desk.pointer, len(st.paths)
         return lambda img: _draw_dragged(img, icon, at, count)
 
     # -- helpers --------------------------------------------------------------
     def _drag_paths(self, st: DragState) -> tuple[str, ...]:
+        desk = self.desk
         if isinstance(st.window, FolderWindow):
             w = st.window
             if st.keep is not None:
                 w.selected = set(st.keep)
-            return tuple(i.path for i in w.selected_items(cast("Desktop", self)))
+            return tuple(i.path for i in w.selected_items(desk))
         if st.keep is not None:
-            self.selected = set(st.keep)
-        return tuple(f"{DESKTOP_DIR}/{n}" for n in self.grid.ordered() if n in self.selected)
+            desk.selected = set(st.keep)
+        slots = desk.grid.slots
+        charge(len(desk.selected))
+        names = sorted((n for n in desk.selected if n in slots), key=slots.__getitem__)
+        return tuple(f"{DESKTOP_DIR}/{n}" for n in names)
 
     def _band_box(self, st: DragState) -> Box:
-        (ox, oy), (x, y) = st.origin, self.pointer
+        (ox, oy), (x, y) = st.origin, self.desk.pointer
         box = (min(ox, x), min(oy, y), max(ox, x) + 1, max(oy, y) + 1)
         if isinstance(st.window, FolderWindow):
             vx0, vy0, vx1, vy1 = st.window.view_rect()
@@ -152,40 +154,42 @@ class DragAndDrop(DesktopActions):
         return box
 
     def _band_select(self, st: DragState) -> None:
+        desk = self.desk
         box = self._band_box(st)
         if isinstance(st.window, FolderWindow):
             w = st.window
-            hits = {i.key for n, i in enumerate(w.items(cast("Desktop", self)))
-                    if w.tile_visible(n) and _overlap(w.tile(n), box)}
+            items = w.items(desk)
+            hits = {items[n].key for n in w.visible_indices(len(items))
+                    if _overlap(w.tile(n), box)}
             w.selected = st.base | hits
         else:
-            hits = {n for n in self.grid.slots if _overlap(self.grid.hit_box(n), box)}
-            self.selected = st.base | hits
+            desk.selected = st.base | desk.grid.in_box(box)
 
     def _drop(self, st: DragState) -> None:
-        x, y = self.pointer
-        fs, paths = self.fs, list(st.paths)
-        op = "copy" if self.mods.ctrl else "cut"
+        desk = self.desk
+        x, y = desk.pointer
+        fs, paths = desk.fs, list(st.paths)
+        op = "copy" if desk.mods.ctrl else "cut"
         target: FolderWindow | None = None
         if x < DOCK_W:
-            app = dock_app_at(x, y, self.height)
+            app = dock_app_at(x, y, desk.height)
             if app is not None and app.key == "trash":
                 file_ops.trash(fs, paths)
             return
-        w = self.window_at(x, y)
+        w = desk.window_at(x, y)
         if isinstance(w, FolderWindow):
             dest = self._window_target(w, x, y, paths)
             target = w
         elif w is not None or y < TOP_BAR_H:
             return  # other applications take no files
         else:
-            name = self.grid.at(x, y)
+            name = desk.grid.at(x, y)
             folder = f"{DESKTOP_DIR}/{name}" if name is not None else ""
             if name is not None and fs.is_dir(folder) and folder not in paths:
                 dest = folder
             elif st.window is None:  # desktop icons onto empty desktop space: move them
                 for n in (p.rsplit("/", 1)[1] for p in paths):
-                    self.grid.place(n, (x, y))
+                    desk.grid.place(n, (x, y))
                 return
             else:
                 dest = DESKTOP_DIR
@@ -197,12 +201,12 @@ class DragAndDrop(DesktopActions):
         names = file_ops.paste(fs, (op, tuple(paths)), dest)
         if op == "cut":
             for old, new in zip(paths, (f"{dest}/{n}" for n in names), strict=False):
-                for win in self.windows:
+                for win in desk.windows:
                     win.path_moved(old, new)
         if dest == DESKTOP_DIR:
             for n in names:
-                self.grid.place(n, (x, y))
-            self.selected = set(names)
+                desk.grid.place(n, (x, y))
+            desk.selected = set(names)
         elif target is not None and target.path == dest and names:
             target.selected = set(names)
 
@@ -211,13 +215,13 @@ class DragAndDrop(DesktopActions):
         if inside(w.view_rect(), x, y):
             if w.in_trash:
                 return TRASH_URI
-            item = w.item_at(cast("Desktop", self), x, y)
+            item = w.item_at(self.desk, x, y)
             if item is not None and item.is_dir and item.path not in paths:
                 return item.path
             return w.path
         for i, (_, path) in enumerate(PLACES):
             if path and inside(w.place_rect(i), x, y) and (
-                    path == TRASH_URI or self.fs.is_dir(path)):
+                    path == TRASH_URI or self.desk.fs.is_dir(path)):
                 return path
         return ""
 

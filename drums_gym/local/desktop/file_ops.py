@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ..budget import charge
 from .fs import FileSystem, split_ext
 
 __all__ = ["Clipboard", "free_copy_name", "paste", "restore", "sort_key", "trash"]
@@ -32,6 +33,7 @@ def free_copy_name(fs: FileSystem, directory: str, name: str) -> str:
     stem, ext = split_ext(name)
     candidate, n = f"{stem} (copy){ext}", 2
     while fs.exists(f"{directory}/{candidate}"):
+        charge()
         candidate, n = f"{stem} (copy {n}){ext}", n + 1
     return candidate
 
@@ -48,6 +50,7 @@ def paste(fs: FileSystem, clipboard: Clipboard | None, directory: str) -> list[s
     op, paths = clipboard
     pasted: list[str] = []
     for src in paths:
+        charge()
         if not fs.exists(src):
             continue
         name = src.rsplit("/", 1)[1]
@@ -66,7 +69,12 @@ def paste(fs: FileSystem, clipboard: Clipboard | None, directory: str) -> list[s
 
 def trash(fs: FileSystem, paths: list[str]) -> list[str]:
     """Move ``paths`` to the Trash (skipping vanished ones); returns their trash names."""
-    return [fs.trash(p) for p in paths if fs.exists(p)]
+    out = []
+    for p in paths:
+        charge()
+        if fs.exists(p):
+            out.append(fs.trash(p))
+    return out
 
 
 def restore(fs: FileSystem, names: list[str]) -> list[str]:

@@ -2,13 +2,20 @@
 
 `FolderWindow` (in `files_window`) adds input and operations on top. A location is
 a folder path, or ``trash:///`` (the Trash).
+
+A folder may hold many thousands of entries: the sorted listing (and its key-to-position
+index and frame key) is rebuilt only when ``fs.version``, the location or ``show_hidden``
+changed, charging the work budget per entry; hit-testing and drawing reach only the tiles
+in view, found by arithmetic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..budget import charge
 from . import file_ops
 from .fs import HOME, TRASH
 from .textfield import TextField
@@ -65,6 +72,10 @@ class FilesModel(Window):
         self.scroll = 0
         self.show_hidden = False
         self.location: TextField | None = None  # the typed location (ctrl+L), when open
+        # the listing, rebuilt when its stamp (fs.version, path, show_hidden) changes
+        self._listing: tuple[tuple[int, str, bool], tuple[Item, ...], dict[str, int],
+                             tuple[Any, ...]] | None = None
+        self._checked_selection: tuple[tuple[int, str, bool], set[str]] | None = None
 
     @property
     def title(self) -> str:
@@ -75,9 +86,13 @@ class FilesModel(Window):
         return self.path == TRASH_URI
 
     # -- model ------------------------------------------------------------
-    def items(self, host: Desktop) -> list[Item]:
-        """The entries shown, in Files' order (folders first, natural name order)."""
+    def _list(self, host: Desktop) -> tuple[tuple[int, str, bool], tuple[Item, ...],
+                                             dict[str, int], tuple[Any, ...]]:
+        """``(stamp, items, index of each key, frame key)``, rebuilt when the stamp moved."""
         fs = host.fs
+        stamp = (fs.version, self.path, self.show_hidden)
+        if self._listing is not None and self._listing[0] == stamp:
+            return self._listing
         if self.in_trash:
             out = [Item(t.name, t.display_name, f"{TRASH}/files/{t.name}",
                         fs.is_dir(f"{TRASH}/files/{t.name}")) for t in fs.trash_items()]
@@ -87,14 +102,32 @@ class FilesModel(Window):
                    for n in fs.listdir(self.path) if self.show_hidden or not n.startswith(".")]
         else:
             out = []
-        return sorted(out, key=lambda i: file_ops.sort_key(i.label, i.is_dir))
+        charge(2 * len(out))  # listed, then sorted and stat-ed for the frame key
+        items = tuple(sorted(out, key=lambda i: file_ops.sort_key(i.label, i.is_dir)))
+        index = {item.key: n for n, item in enumerate(items)}
+        kinds = tuple((i.key, i.label, i.is_dir, fs.stat(i.path).st_mtime) for i in items)
+        self._listing = (stamp, items, index, kinds)
+        return self._listing
+
+    def items(self, host: Desktop) -> Sequence[Item]:
+        """The entries shown, in Files' order (folders first, natural name order).
+
+        Cached until the filesystem, the location or ``show_hidden`` changes: read-only."""
+        return self._list(host)[1]
 
     def entries(self, host: Desktop) -> list[str]:
         """The keys of `items`, in order."""
         return [i.key for i in self.items(host)]
 
+    def index_of(self, host: Desktop, key: str | None) -> int | None:
+        """The position of entry ``key`` in `items` (None when it is not shown)."""
+        return None if key is None else self._list(host)[2].get(key)
+
     def selected_items(self, host: Desktop) -> list[Item]:
-        return [i for i in self.items(host) if i.key in self.selected]
+        """The selected entries, in view order."""
+        _, items, index, _ = self._list(host)
+        charge(len(self.selected))
+        return [items[i] for i in sorted(index[k] for k in self.selected if k in index)]
 
     def navigate(self, path: str, remember: bool = True) -> None:
         self.location = None
@@ -125,13 +158,20 @@ class FilesModel(Window):
         if not self.in_trash:
             while not host.fs.is_dir(self.path) and self.path != "/":
                 self.path = self.path.rsplit("/", 1)[0] or "/"
-        keys = self.entries(host)
-        self.selected &= set(keys)
-        if self.cursor not in keys:
+        stamp, items, index, _ = self._list(host)
+        checked = self._checked_selection
+        if checked is None or checked[0] != stamp or checked[1] is not self.selected:
+            # a new listing or a new selection (in-place edits only add shown keys)
+            charge(len(self.selected))
+            stale = {k for k in self.selected if k not in index}
+            if stale:
+                self.selected -= stale
+            self._checked_selection = (stamp, self.selected)
+        if self.cursor not in index:
             self.cursor = None
-        if self.anchor not in keys:
+        if self.anchor not in index:
             self.anchor = None
-        self.scroll = max(0, min(self.scroll, self.max_scroll(len(keys))))
+        self.scroll = max(0, min(self.scroll, self.max_scroll(len(items))))
 
     def path_moved(self, old: str, new: str) -> None:
         def moved(p: str) -> str:
@@ -154,8 +194,8 @@ class FilesModel(Window):
             self._select_only(name)
 
     def render_key(self, host: Desktop) -> tuple[Any, ...]:
-        kinds = tuple((i.key, i.label, i.is_dir, host.fs.stat(i.path).st_mtime)
-                      for i in self.items(host))
+        kinds = self._list(host)[3]
+        charge(len(self.selected))
         loc = None if self.location is None else (self.location.text, self.location.cursor,
                                                    self.location.anchor)
         return (*super().render_key(host), self.path, bool(self.history), bool(self.future),
@@ -232,6 +272,27 @@ class FilesModel(Window):
         _, y0, _, y1 = self.tile(i)
         _, vy0, _, vy1 = self.view_rect()
         return y1 > vy0 and y0 < vy1
+
+    def visible_indices(self, count: int) -> list[int]:
+        """The items of ``count`` whose tiles show in the view (`tile_visible`), found from
+        the scroll offset rather than by testing every tile."""
+        _, vy0, _, vy1 = self.view_rect()
+        per_row = self.per_row()
+        first_row = max(0, (self.scroll - TILE_H) // TILE_H)
+        last_row = max(0, (vy1 - vy0 + self.scroll - 12) // TILE_H + 1)
+        candidates = range(first_row * per_row, min(count, (last_row + 1) * per_row))
+        charge(len(candidates))
+        return [i for i in candidates if self.tile_visible(i)]
+
+    def index_at(self, x: int, y: int, count: int) -> int | None:
+        """The item of ``count`` whose tile holds the screen point ``(x, y)``, if any."""
+        vx0, vy0, _, _ = self.view_rect()
+        col = (x - vx0 - 12) // TILE_W
+        row = (y - vy0 - 12 + self.scroll) // TILE_H
+        if col < 0 or col >= self.per_row() or row < 0:
+            return None
+        i = row * self.per_row() + col
+        return i if i < count and inside(self.tile(i), x, y) else None
 
     def header_widget_at(self, x: int, y: int) -> bool:
         return any(inside(b, x, y) for b in (self.back_rect(), self.forward_rect(),

@@ -197,9 +197,8 @@ def _draw_items(win: FilesModel, view: Image.Image, host: Desktop) -> None:
         d.text((mx, my + 40), text, font=font(20, bold=True), fill=(160, 160, 160), anchor="mm")
         return
     f = font(13)
-    for i, item in enumerate(items):
-        if not win.tile_visible(i):
-            continue
+    for i in win.visible_indices(len(items)):
+        item = items[i]
         tx0, ty0, tx1, ty1 = win.tile(i)
         x0, y0, x1, y1 = tx0 - vx0, ty0 - vy0 - 1, tx1 - vx0, ty1 - vy0 - 1
         sel = item.key in win.selected
@@ -260,9 +259,9 @@ def accessibility(win: FilesModel, host: Desktop) -> list[dict[str, Any]]:
         out.append(bar)
     view = node("layered-pane", "Files View", win.view_rect(),
                 [*_SHOWN, "focusable", "multiselectable"])
-    for i, item in enumerate(win.items(host)):
-        if not win.tile_visible(i):
-            continue
+    items = win.items(host)
+    for i in win.visible_indices(len(items)):
+        item = items[i]
         states = [*_SHOWN, "focusable", "selectable"]
         states += ["selected"] if item.key in win.selected else []
         view["children"].append(node("icon", item.label, win.tile(i), states,

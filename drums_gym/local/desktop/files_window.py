@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
+from ..budget import charge
 from . import file_ops, files_view
 from .files_model import (
     PLACES,
@@ -60,10 +61,9 @@ class FolderWindow(FilesModel):
     def item_at(self, host: Desktop, x: int, y: int) -> Item | None:
         if not inside(self.view_rect(), x, y):
             return None
-        for i, item in enumerate(self.items(host)):
-            if inside(self.tile(i), x, y):
-                return item
-        return None
+        items = self.items(host)
+        i = self.index_at(x, y, len(items))
+        return None if i is None else items[i]
 
     def on_press(self, host: Desktop, x: int, y: int, button: str, clicks: int) -> None:
         if y < self.y + self.HEADER_H:
@@ -124,9 +124,13 @@ class FolderWindow(FilesModel):
                 self.open_items(host, [item])
 
     def _range(self, host: Desktop, a: str, b: str) -> set[str]:
-        keys = self.entries(host)
-        i, j = sorted((keys.index(a), keys.index(b)))
-        return set(keys[i:j + 1])
+        items = self.items(host)
+        ia, ib = self.index_of(host, a), self.index_of(host, b)
+        if ia is None or ib is None:
+            raise ValueError(f"{a if ia is None else b!r} is not in the view")
+        i, j = sorted((ia, ib))
+        charge(j - i + 1)
+        return {item.key for item in items[i:j + 1]}
 
     def on_scroll(self, host: Desktop, dx: int, dy: int) -> None:
         count = len(self.items(host))
@@ -145,7 +149,9 @@ class FolderWindow(FilesModel):
     def rename_selected(self, host: Desktop) -> None:
         items = self.selected_items(host)
         if len(items) == 1 and not self.in_trash:
-            i = self.entries(host).index(items[0].key)
+            i = self.index_of(host, items[0].key)
+            if i is None:
+                return
             self._reveal(i)
             host.start_rename_path(items[0].path, self.tile(i), owner=self)
 
@@ -292,7 +298,7 @@ class FolderWindow(FilesModel):
         elif key == "escape":
             self.selected = set()
         elif key == "menu" or (mods.shift and key == "f10"):
-            i = self.entries(host).index(sel[0].key) if sel else None
+            i = self.index_of(host, sel[0].key) if sel else None
             box = self.tile(i) if i is not None else self.view_rect()
             self.open_menu(host, ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2))
         elif key in ("left", "right", "up", "down", "home", "end"):
@@ -336,24 +342,26 @@ class FolderWindow(FilesModel):
             self.location = None
 
     def _arrow(self, host: Desktop, key: str, extend: bool) -> None:
-        keys = self.entries(host)
-        if not keys:
+        items = self.items(host)
+        if not items:
             return
-        cur = keys.index(self.cursor) if self.cursor in keys else -1
+        found = self.index_of(host, self.cursor)
+        cur = -1 if found is None else found
         step = {"left": -1, "right": 1, "up": -self.per_row(), "down": self.per_row()}
         if key == "home":
             target = 0
         elif key == "end":
-            target = len(keys) - 1
+            target = len(items) - 1
         elif cur < 0 or not self.selected:
             target = max(cur, 0)  # nothing selected: select the focused (or first) item
         else:
-            target = max(0, min(len(keys) - 1, cur + step[key]))
-        if extend and self.anchor in keys:
-            self.selected = self._range(host, self.anchor, keys[target])
-            self.cursor = keys[target]
+            target = max(0, min(len(items) - 1, cur + step[key]))
+        key_at = items[target].key
+        if extend and self.anchor is not None and self.index_of(host, self.anchor) is not None:
+            self.selected = self._range(host, self.anchor, key_at)
+            self.cursor = key_at
         else:
-            self._select_only(keys[target])
+            self._select_only(key_at)
         self._reveal(target)
 
     def _reveal(self, i: int) -> None:

@@ -8,6 +8,11 @@ slashes are normalised. Errors are the builtin ``OSError`` subclasses
 Times come from a `SimClock`, never from the wall clock, so two desktops fed
 the same events hold byte-identical trees.
 
+Every traversal (`walk`, `copy`, copying the whole filesystem with ``copy.deepcopy``)
+is iterative, so trees as deep as Linux's PATH_MAX (4096 bytes, about 2,000 levels) allows
+work, and deeper ones too; walks, listings and copies charge the work budget in force
+(`drums_gym.local.budget`) for each entry.
+
 >>> fs = FileSystem()
 >>> fs.mkdir("~/Desktop/notes")
 >>> fs.write_file("~/Desktop/notes/a.txt", "hi")
@@ -19,17 +24,23 @@ b'hi'
 
 from __future__ import annotations
 
+import copy as copy_mod
 import errno
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 from urllib.parse import quote, unquote
 
-__all__ = ["HOME", "TRASH", "FileSystem", "SimClock", "StatResult", "TrashItem", "split_ext"]
+from ..budget import charge
+
+__all__ = ["DESKTOP_DIR", "HOME", "TRASH", "FileSystem", "SimClock", "StatResult", "TrashItem",
+           "split_ext"]
 
 HOME = "/home/user"
+DESKTOP_DIR = HOME + "/Desktop"  # the folder the desktop shows as icons
 TRASH = HOME + "/.local/share/Trash"
 DEFAULT_EPOCH = 1704099600.0  # 2024-01-01 09:00:00 UTC
 
@@ -97,8 +108,9 @@ def _err(cls: type[OSError], code: int, path: str) -> OSError:
 class FileSystem:
     """An in-memory tree rooted at ``/`` with the user's home at ``/home/user``.
 
-    Deep-copyable (``copy.deepcopy``): a copy shares nothing with the original
-    except an explicitly shared `SimClock` when both are copied together.
+    Deep-copyable (``copy.deepcopy``, iteratively, whatever the depth): a copy shares
+    nothing with the original except an explicitly shared `SimClock` when both are copied
+    together. `version` counts changes, so callers can cache what they derive from the tree.
     """
 
     DIR_MODE = 0o775
@@ -108,6 +120,7 @@ class FileSystem:
         self.clock = clock if clock is not None else SimClock()
         now = self.clock.now()
         self._root = _Dir(0o755, now)
+        self._version = 0
         for d in ("/home", HOME, HOME + "/Desktop", HOME + "/Documents", HOME + "/Downloads",
                   HOME + "/Music", HOME + "/Pictures", HOME + "/Videos"):
             self.mkdir(d, parents=True)
@@ -162,6 +175,14 @@ class FileSystem:
     def _touch(self, d: _Dir) -> None:
         d.mtime = self.clock.now()
 
+    def _changed(self) -> None:
+        self._version += 1
+
+    @property
+    def version(self) -> int:
+        """A counter that grows with every change to the tree (names, contents, modes)."""
+        return self._version
+
     # -- queries -----------------------------------------------------------
     def exists(self, path: str) -> bool:
         try:
@@ -188,6 +209,7 @@ class FileSystem:
         node = self._lookup(p)
         if not isinstance(node, _Dir):
             raise _err(NotADirectoryError, errno.ENOTDIR, p)
+        charge(1 + len(node.entries))
         return sorted(node.entries)
 
     def read_file(self, path: str) -> bytes:
@@ -211,15 +233,16 @@ class FileSystem:
         mode = self.DIR_MODE if mode is None else mode
         if parents:
             node: _Node = self._root
-            for i, part in enumerate(p.split("/")[1:], start=1):
+            parts = p.split("/")
+            for i, part in enumerate(parts[1:], start=1):
                 if not part:
                     continue
-                sub = "/".join(p.split("/")[: i + 1])
                 if not isinstance(node, _Dir):
-                    raise _err(NotADirectoryError, errno.ENOTDIR, sub)
+                    raise _err(NotADirectoryError, errno.ENOTDIR, "/".join(parts[: i + 1]))
                 if part not in node.entries:
                     node.entries[part] = _Dir(mode, self.clock.now())
                     self._touch(node)
+                    self._changed()
                 node = node.entries[part]
             if not isinstance(node, _Dir):
                 raise _err(FileExistsError, errno.EEXIST, p)
@@ -229,6 +252,7 @@ class FileSystem:
             raise _err(FileExistsError, errno.EEXIST, p)
         parent.entries[name] = _Dir(mode, self.clock.now())
         self._touch(parent)
+        self._changed()
 
     def write_file(self, path: str, data: bytes | str, mode: int | None = None) -> None:
         """Create or overwrite a regular file (str data is UTF-8 encoded)."""
@@ -246,9 +270,11 @@ class FileSystem:
             old.data, old.mtime = raw, self.clock.now()
             if mode is not None:
                 old.mode = mode
+        self._changed()
 
     def chmod(self, path: str, mode: int) -> None:
         self._lookup(self.normpath(path)).mode = mode & 0o7777
+        self._changed()
 
     def remove(self, path: str, recursive: bool = True) -> None:
         """Remove a file, or a directory (non-empty ones only when ``recursive``)."""
@@ -257,8 +283,9 @@ class FileSystem:
         node = self._lookup(p)
         if isinstance(node, _Dir) and node.entries and not recursive:
             raise _err(OSError, errno.ENOTEMPTY, p)
-        del parent.entries[name]
+        del parent.entries[name]  # the subtree goes with its last reference: no traversal
         self._touch(parent)
+        self._changed()
 
     def rename(self, src: str, dst: str) -> None:
         """POSIX ``rename``: ``dst`` is the exact new path.
@@ -286,6 +313,7 @@ class FileSystem:
         dparent.entries[dname] = node
         self._touch(sparent)
         self._touch(dparent)
+        self._changed()
 
     def _target(self, src: str, dst: str) -> tuple[str, str]:
         s, d = self.normpath(src), self.normpath(dst)
@@ -312,15 +340,25 @@ class FileSystem:
                        errno.EEXIST if isinstance(node, _Dir) else errno.EISDIR, d)
         if isinstance(node, _Dir) and old is not None:
             raise _err(NotADirectoryError, errno.ENOTDIR, d)
-        parent.entries[name] = self._clone(node)
+        parent.entries[name] = self._clone(node)  # built whole before it is attached
         self._touch(parent)
+        self._changed()
         return d
 
     def _clone(self, node: _Node) -> _Node:
+        """A copy of the subtree ``node`` stamped now (``cp -r``), built without recursion."""
         now = self.clock.now()
-        if isinstance(node, _File):
-            return _File(node.data, node.mode, now)
-        return _Dir(node.mode, now, {k: self._clone(v) for k, v in node.entries.items()})
+        return _copy_tree(node, lambda n: now, charge)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FileSystem:
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k == "_root":
+                new.__dict__[k] = _copy_tree(v, lambda n: n.mtime, None, memo)
+            else:
+                new.__dict__[k] = copy_mod.deepcopy(v, memo)
+        return new
 
     def unique_name(self, directory: str, name: str, pattern: str = "{stem} {n}") -> str:
         """``name`` if free in ``directory``, else ``pattern`` with n = 2, 3, ..."""
@@ -330,6 +368,7 @@ class FileSystem:
         stem, ext = split_ext(name)
         n = 2
         while True:
+            charge()
             candidate = pattern.format(stem=stem, n=n) + ext
             if not self.exists(base + "/" + candidate):
                 return candidate
@@ -356,6 +395,7 @@ class FileSystem:
             return []
         out = []
         for name in self.listdir(TRASH + "/files"):
+            charge()
             original, deleted = HOME + "/" + name, ""
             info = f"{TRASH}/info/{name}.trashinfo"
             if self.is_file(info):
@@ -396,16 +436,61 @@ class FileSystem:
             self.delete_from_trash(item.name)
 
     def walk(self, top: str) -> Iterator[tuple[str, list[str], list[str]]]:
-        """``os.walk`` (top-down): ``(dirpath, dirnames, filenames)`` for ``top`` and below."""
+        """``os.walk`` (top-down): ``(dirpath, dirnames, filenames)`` for ``top`` and below.
+
+        As with ``os.walk``, removing names from ``dirnames`` prunes the walk; a directory
+        removed or renamed before the walk reaches it is skipped. Iterative at any depth."""
         base = self.normpath(top)
-        if not self.is_dir(base):
+        try:
+            start = self._lookup(base)
+        except OSError:
             return
-        names = self.listdir(base)
-        dirs = [n for n in names if self.is_dir(f"{base.rstrip('/')}/{n}")]
-        files = [n for n in names if n not in dirs]
-        yield base, dirs, files
-        for d in dirs:
-            yield from self.walk(f"{base.rstrip('/')}/{d}")
+        if not isinstance(start, _Dir):
+            return
+        stack: list[tuple[str, _Dir, _Dir | None, str]] = [(base, start, None, "")]
+        while stack:
+            path, node, parent, name = stack.pop()
+            if parent is not None and parent.entries.get(name) is not node:
+                continue  # moved or removed while the walk was under way
+            charge(1 + len(node.entries))
+            names = sorted(node.entries)
+            dirs = [n for n in names if isinstance(node.entries[n], _Dir)]
+            files = [n for n in names if not isinstance(node.entries[n], _Dir)]
+            yield path, dirs, files
+            prefix = path.rstrip("/")
+            for d in reversed(dirs):
+                child = node.entries.get(d)
+                if isinstance(child, _Dir):
+                    stack.append((f"{prefix}/{d}", child, node, d))
+
+
+def _copy_tree(root: _Node, mtime: Callable[[_Node], float],
+               charge_step: Callable[[int], None] | None,
+               memo: dict[int, Any] | None = None) -> _Node:
+    """Copy the tree under ``root`` with an explicit stack (no recursion limit): each node
+    gets ``mtime(original)``; ``charge_step`` is charged once per node; ``memo`` (deepcopy's)
+    maps every original node to its copy."""
+
+    def one(node: _Node) -> _Node:
+        if charge_step is not None:
+            charge_step(1)
+        dup: _Node = (_File(node.data, node.mode, mtime(node)) if isinstance(node, _File)
+                      else _Dir(node.mode, mtime(node)))
+        if memo is not None:
+            memo[id(node)] = dup
+        return dup
+
+    top = one(root)
+    stack: list[tuple[_Node, _Node]] = [(root, top)]
+    while stack:
+        src, dst = stack.pop()
+        if isinstance(src, _Dir) and isinstance(dst, _Dir):
+            for name, child in src.entries.items():
+                dup = one(child)
+                dst.entries[name] = dup
+                if isinstance(child, _Dir):
+                    stack.append((child, dup))
+    return top
 
 
 def split_ext(name: str) -> tuple[str, str]:

@@ -2,16 +2,21 @@
 
 Icons keep their slot across renames (as DING does); new entries take the
 first free slot, column by column from the top-left.
+
+A desktop may hold many thousands of entries, most of them off screen: hit-testing, the
+band selection and drawing find icons from slot arithmetic (a slot-to-name map), not by
+scanning every icon, and placing new entries charges the work budget per entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from ..budget import charge
 from . import art
 from .theme import DOCK_W, TOP_BAR_H, font, wrap
 
@@ -27,11 +32,25 @@ Box = tuple[int, int, int, int]
 
 @dataclass
 class IconGrid:
-    """Maps desktop entry names to grid slots for a ``width`` x ``height`` screen."""
+    """Maps desktop entry names to grid slots for a ``width`` x ``height`` screen.
+
+    ``slots`` (name -> slot) is read-only outside this class: its methods keep the reverse
+    map and the cached order in step with it, and bump ``version`` on every change.
+    """
 
     width: int
     height: int
     slots: dict[str, int] = field(default_factory=dict)
+    version: int = field(default=0, compare=False)
+    _by_slot: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    _order: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_slot = {s: n for n, s in self.slots.items()}
+
+    def _changed(self) -> None:
+        self.version += 1
+        self._order = None
 
     @property
     def rows(self) -> int:
@@ -47,36 +66,78 @@ class IconGrid:
         x, y = _X0 + col * TILE_W, _Y0 + row * TILE_H
         return x, y, x + TILE_W, y + TILE_H
 
-    def _free(self) -> list[int]:
-        used = set(self.slots.values())
-        return [s for s in range(self.rows * self.cols + len(used)) if s not in used]
+    def _free(self, count: int | None = None) -> list[int]:
+        """Free slots in order: those of the screen's grid and past it, as many as there are
+        used ones (or the first ``count``, however far they reach)."""
+        used = self._by_slot
+        limit = self.rows * self.cols + len(used) + (count or 0)
+        out = []
+        scanned = 0
+        for s in range(limit):
+            scanned += 1
+            if s not in used:
+                out.append(s)
+                if count is not None and len(out) >= count:
+                    break
+        charge(scanned)
+        return out
+
+    def _assign(self, name: str, slot: int) -> None:
+        old = self.slots.pop(name, None)
+        if old is not None and self._by_slot.get(old) == name:
+            del self._by_slot[old]
+        self.slots[name] = slot
+        self._by_slot[slot] = name
+
+    def _forget(self, name: str) -> None:
+        slot = self.slots.pop(name)
+        if self._by_slot.get(slot) == name:
+            del self._by_slot[slot]
 
     def sync(self, names: list[str]) -> bool:
         """Forget vanished names, place new ones in free slots. True if anything changed."""
+        charge(len(names) + len(self.slots))
         present = set(names)
         gone = [n for n in self.slots if n not in present]
-        for n in gone:
-            del self.slots[n]
         new = sorted((n for n in names if n not in self.slots), key=lambda n: (n.casefold(), n))
-        free = self._free()
+        for n in gone:
+            self._forget(n)
+        if gone:
+            self._changed()
+        free = self._free(len(new)) if new else []  # may stop on the budget: gone are gone
         for n, s in zip(new, free, strict=False):
-            self.slots[n] = s
+            self._assign(n, s)
+        if new:
+            self._changed()
         return bool(gone or new)
 
     def place(self, name: str, near: tuple[int, int]) -> None:
         """Put ``name`` in the free slot nearest to the point ``near``."""
-        self.slots.pop(name, None)
-        free = self._free()[: self.rows * self.cols] or self._free()
+        taken = self.slots.get(name)
+        if taken is not None:
+            del self._by_slot[taken]  # its own slot counts as free
+        try:
+            free = self._free()
+        finally:
+            if taken is not None:
+                self._by_slot[taken] = name
+        free = free[: self.rows * self.cols] or free
 
         def dist(s: int) -> float:
             x0, y0, x1, y1 = self.tile(s)
             return ((x0 + x1) / 2 - near[0]) ** 2 + ((y0 + y1) / 2 - near[1]) ** 2
 
-        self.slots[name] = min(free, key=dist)
+        self._assign(name, min(free, key=dist))
+        self._changed()
 
     def rename(self, old: str, new: str) -> None:
         if old in self.slots:
-            self.slots[new] = self.slots.pop(old)
+            slot = self.slots[old]
+            self._forget(old)
+            if new in self.slots:
+                self._forget(new)
+            self._assign(new, slot)
+            self._changed()
 
     def hit_box(self, name: str) -> Box:
         """The clickable box of an icon (its tile minus a small margin)."""
@@ -84,16 +145,56 @@ class IconGrid:
         return x0 + 6, y0 + 2, x1 - 6, y1 - 4
 
     def at(self, x: int, y: int) -> str | None:
-        """The icon under ``(x, y)``, if any."""
-        for name in self.slots:
-            x0, y0, x1, y1 = self.hit_box(name)
-            if x0 <= x < x1 and y0 <= y < y1:
-                return name
-        return None
+        """The icon under ``(x, y)``, if any (found from its slot, not by a scan)."""
+        col, row = (x - _X0) // TILE_W, (y - _Y0) // TILE_H
+        if col < 0 or not 0 <= row < self.rows:
+            return None
+        name = self._by_slot.get(col * self.rows + row)
+        if name is None:
+            return None
+        x0, y0, x1, y1 = self.hit_box(name)
+        return name if x0 <= x < x1 and y0 <= y < y1 else None
+
+    def name_at_slot(self, slot: int) -> str | None:
+        """The entry in ``slot``, if any."""
+        return self._by_slot.get(slot)
 
     def ordered(self) -> list[str]:
         """Names in slot order."""
-        return sorted(self.slots, key=self.slots.__getitem__)
+        if self._order is None:
+            charge(len(self.slots))
+            self._order = tuple(sorted(self.slots, key=self.slots.__getitem__))
+        return list(self._order)
+
+    def first(self) -> str | None:
+        """The name in the lowest slot."""
+        return self._by_slot[min(self._by_slot)] if self._by_slot else None
+
+    def in_box(self, box: Box) -> set[str]:
+        """Names whose hit box overlaps the screen box ``box`` (only tiles it can reach)."""
+        bx0, by0, bx1, by1 = box
+        rows = self.rows
+        c0, c1 = max(0, (bx0 - _X0) // TILE_W), max(0, (bx1 - _X0) // TILE_W)
+        r0, r1 = max(0, (by0 - _Y0) // TILE_H), min(rows - 1, (by1 - _Y0) // TILE_H)
+        out = set()
+        for col in range(c0, c1 + 1):
+            charge(max(0, r1 - r0 + 1))
+            for row in range(r0, r1 + 1):
+                name = self._by_slot.get(col * rows + row)
+                if name is not None:
+                    x0, y0, x1, y1 = self.hit_box(name)
+                    if x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1:
+                        out.add(name)
+        return out
+
+    def on_screen(self) -> Iterable[str]:
+        """Names whose tiles start on the screen, in slot order (the rest draw nothing)."""
+        cols = max(0, -(-(self.width - _X0) // TILE_W))
+        rows = self.rows
+        for slot in range(cols * rows):
+            name = self._by_slot.get(slot)
+            if name is not None:
+                yield name
 
 
 @lru_cache(maxsize=8)
@@ -118,9 +219,12 @@ def draw_icons(img: Image.Image, grid: IconGrid, dirs: set[str], selected: set[s
     d = ImageDraw.Draw(img)
     f = font(LABEL_FONT)
     line_h = LABEL_FONT + 4
-    # selected and hovered icons last: their expanded labels overlap neighbours
-    order = sorted(grid.ordered(), key=lambda n: n in selected or n == hovered)
+    # selected and hovered icons last: their expanded labels overlap neighbours; icons
+    # whose tiles start past the screen's right edge draw nothing and are skipped
+    order = sorted((n for n in grid.on_screen() if grid.tile(grid.slots[n])[0] < img.width),
+                   key=lambda n: n in selected or n == hovered)
     for name in order:
+        charge()
         x0, y0, x1, y1 = grid.hit_box(name)
         sel = name in selected
         lines = label_lines(name, sel)

@@ -1,109 +1,104 @@
 """Keyboard routing: the open menu, the rename field, the focused window, or the desktop.
 
-`KeyboardInput` is a mixin of `Desktop` (after `DesktopActions`, whose operations it calls).
+`Keyboard` is a component of `Desktop` (``desk.keyboard``); `Desktop.apply` hands it every
+``KeyDown``. The terminal launcher sees each key first (ctrl+alt+T works whatever has focus).
 """
 
 from __future__ import annotations
 
-from .actions import DesktopActions
-from .keys import Modifiers, normalize_key, shifted
+from typing import TYPE_CHECKING
 
-__all__ = ["KeyboardInput"]
+from ..budget import charge
+from .keys import normalize_key, shifted
+
+if TYPE_CHECKING:
+    from .desktop import Desktop
+
+__all__ = ["Keyboard"]
 
 
-class KeyboardInput(DesktopActions):
+class Keyboard:
     """Key presses (``KeyDown``) as GNOME routes them."""
 
-    mods: Modifiers
+    def __init__(self, desk: Desktop) -> None:
+        self.desk = desk
 
-    def _key_down(self, raw: str) -> None:
-        key = normalize_key(raw)
-        if self.mods.press(key):
+    def key_down(self, raw: str) -> None:
+        """One key press: a modifier, a global shortcut, or a key for whatever has focus."""
+        desk = self.desk
+        if desk.terminals.shortcut(raw):
             return
-        if len(key) == 1 and self.mods.shift:
+        key = normalize_key(raw)
+        if desk.mods.press(key):
+            return
+        if len(key) == 1 and desk.mods.shift:
             key = shifted(key)
-        if self.menu is not None:
+        if desk.menu is not None:
             self._menu_key(key)
-        elif self.rename is not None:
-            self._rename_key(key)
-        elif (w := self.active_window()) is not None:
-            if (self.mods.alt and key == "f4") or (self.mods.ctrl and key.lower() == "w"):
-                self.close_window(w)
+        elif desk.rename is not None:
+            desk.rename_flow.key(key)
+        elif (w := desk.active_window()) is not None:
+            if (desk.mods.alt and key == "f4") or (desk.mods.ctrl and key.lower() == "w"):
+                desk.close_window(w)
             else:
-                w.on_key(self, key)
+                w.on_key(desk, key)
         else:
             self._desktop_key(key)
 
     def _menu_key(self, key: str) -> None:
+        desk = self.desk
         if key == "escape":
-            self.menu = None
-        elif key == "enter" and self.menu is not None:
-            hover = self.hovered_menu_item()
+            desk.menu = None
+        elif key == "enter" and desk.menu is not None:
+            hover = desk.hovered_menu_item()
             if hover is not None:
-                self.run_menu_action(self.menu.items[hover].action)
-
-    def _rename_key(self, key: str) -> None:
-        pop = self.rename
-        if pop is None:
-            return
-        mods = self.mods
-        if key == "enter":
-            self.commit_rename()
-            return
-        if key == "escape":
-            self.rename = None
-            return
-        if mods.ctrl and key.lower() in ("c", "x") and pop.field.selected_text():
-            self.text_clipboard = pop.field.selected_text()
-            if key.lower() == "x":
-                pop.field.insert("")
-        elif mods.ctrl and key.lower() == "v":
-            pop.field.insert(self.text_clipboard.replace("\n", " "))
-        elif mods.alt or mods.super or not pop.field.key(key, shift=mods.shift, ctrl=mods.ctrl):
-            return
-        self.validate_rename()
+                desk.run_menu_action(desk.menu.items[hover].action)
 
     def _desktop_key(self, key: str) -> None:
-        mods, names = self.mods, sorted(self.selected)
+        desk = self.desk
+        charge(len(desk.selected))
+        mods, names = desk.mods, sorted(desk.selected)
         k = key.lower() if len(key) == 1 else key
         if key == "f2" and len(names) == 1:
-            self.start_rename(names[0])
+            desk.start_rename(names[0])
         elif key == "delete" and names:
-            self.trash(names)
+            desk.trash(names)
         elif key == "escape":
-            self.selected = set()
+            desk.selected = set()
         elif (key == "enter" or (mods.ctrl and k == "o")) and names:
-            self.open_paths(names)
+            desk.open_paths(names)
         elif mods.ctrl and mods.shift and k == "n":
-            self.new_folder(self.pointer)
+            desk.new_folder(desk.pointer)
         elif mods.ctrl and k == "a":
-            self.selected = set(self.grid.slots)
+            charge(len(desk.grid.slots))
+            desk.selected = set(desk.grid.slots)
         elif mods.ctrl and k in ("c", "x"):
-            self.set_clipboard("copy" if k == "c" else "cut", names)
+            desk.set_clipboard("copy" if k == "c" else "cut", names)
         elif mods.ctrl and k == "v":
-            self.paste()
+            desk.paste()
         elif key == "menu" or (mods.shift and key == "f10"):
             if names:
-                x0, y0, x1, y1 = self.grid.hit_box(names[0])
-                self.open_icon_menu(((x0 + x1) // 2, (y0 + y1) // 2))
+                x0, y0, x1, y1 = desk.grid.hit_box(names[0])
+                desk.open_icon_menu(((x0 + x1) // 2, (y0 + y1) // 2))
             else:
-                self.open_desktop_menu(self.pointer)
+                desk.open_desktop_menu(desk.pointer)
         elif key in ("left", "right", "up", "down"):
             self._arrow(key)
 
     def _arrow(self, key: str) -> None:
-        order = self.grid.ordered()
-        if not order:
+        desk = self.desk
+        first = desk.grid.first()
+        if first is None:
             return
-        if not self.selected:
-            self.selected = {order[0]}
+        if not desk.selected:
+            desk.selected = {first}
             return
-        cur = self.grid.slots[sorted(self.selected)[0]]
-        rows = self.grid.rows
+        cur = desk.grid.slots[sorted(desk.selected)[0]]
+        rows = desk.grid.rows
         step = {"up": -1, "down": 1, "left": -rows, "right": rows}[key]
         target = cur + step
         if key in ("up", "down") and target // rows != cur // rows:
             return
-        by_slot = {s: n for n, s in self.grid.slots.items()}
-        if target in by_slot:
-            self.selected = {by_slot[target]}
+        name = desk.grid.name_at_slot(target)
+        if name is not None:
+            desk.selected = {name}

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from . import art, shell
-from .actions import DESKTOP_DIR
+from . import art, topbar_dock
 from .file_icons import file_icon
+from .fs import DESKTOP_DIR
 from .icons import ICON_SIZE, draw_icons
 
 if TYPE_CHECKING:
@@ -25,10 +25,9 @@ __all__ = ["compose_scene", "pointer_overlay"]
 
 def compose_scene(desk: Desktop) -> Image.Image:
     """Everything but the pointer, as a new RGB image."""
-    img = shell.chrome(desk.width, desk.height).copy()
-    shell.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
-    dirs = {n for n in desk.grid.slots if desk.fs.is_dir(f"{DESKTOP_DIR}/{n}")}
-    draw_icons(img, desk.grid, dirs, desk.selected, desk.hovered_icon(),
+    img = topbar_dock.chrome(desk.width, desk.height).copy()
+    topbar_dock.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
+    draw_icons(img, desk.grid, set(), desk.selected, desk.hovered_icon(),
                icon_for=lambda n: file_icon(desk.fs, f"{DESKTOP_DIR}/{n}", ICON_SIZE))
     active = desk.active_window()
     for w in desk.windows:
