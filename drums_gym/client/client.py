@@ -157,6 +157,7 @@ class Client:
 
     def task(self, task_id: str) -> TaskInfo:
         """One task, by full id or its first 8 characters (`NotFound` when unknown)."""
+        _check_task_id(task_id, "task_id")
         return TaskInfo.from_json(self._http.json("GET", W.task_path(task_id)))
 
     # -- slots ------------------------------------------------------------------------------
@@ -172,8 +173,7 @@ class Client:
         Raises `QuotaExceeded` when the workspace has no live desktop left, `Overloaded`
         (after retries) when the host has none.
         """
-        if not isinstance(task, str) or not task:
-            raise ValueError(f"task must be a non-empty task id, got {task!r}")
+        _check_task_id(task, "task")
         body: dict[str, Any] = {W.F_TASK: task, W.F_TTL_S: _wire_seconds(_check_ttl(ttl))}
         if screen is not None:
             body[W.F_SCREEN] = _screen(screen).to_json()
@@ -267,6 +267,15 @@ class Client:
     @property
     def _http(self) -> Transport:
         return self._session.http
+
+
+def _check_task_id(task: Any, name: str) -> None:
+    if not isinstance(task, str) or not task:
+        raise ValueError(f"{name} must be a non-empty task id, got {task!r}")
+    try:
+        task.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} must be UTF-8 text (a task id), got {task!r}") from None
 
 
 def _list(body: Mapping[str, Any], key: str, path: str) -> list[Any]:

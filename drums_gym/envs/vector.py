@@ -19,7 +19,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
 from ._episode import FORK_FAILED, EpisodeRunner, StepOutcome
-from .desktop_env import DrumsDesktopEnv
+from .desktop_env import DefaultMaxSteps, DrumsDesktopEnv
 
 __all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
 
@@ -305,9 +305,13 @@ def make_fork_vector(
 
     ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
     resets it (waiting for its gates), and forks it; closing the vector env closes both.
+    ``max_episode_steps`` and ``max_steps`` are one step limit (the smaller when both are
+    given), verified at that step, as with ``gym.make``.
     """
-    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): the env's own
-        env_kwargs["max_steps"] = max_episode_steps
+    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): one limit
+        own = env_kwargs.get("max_steps")
+        explicit = isinstance(own, int) and not isinstance(own, DefaultMaxSteps)
+        env_kwargs["max_steps"] = min(own, max_episode_steps) if explicit else max_episode_steps
     parent = DrumsDesktopEnv(task=task, **env_kwargs)
     try:
         parent.reset()
