@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -251,3 +252,43 @@ def test_member_info_is_public_and_reads_the_mask():
 
     assert {"info_at", "member_info"} <= set(envs.__all__)
     assert member_info.__doc__ and info_at.__doc__
+
+
+# -- 5. errors name what happened ---------------------------------------------------------------
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_wrong_token_raises_unauthorized_saying_to_check_drums_token(make_host):
+    server = make_host(tokens=["tok-right-123456"])
+    with pytest.raises(drums.Unauthorized) as info:
+        DrumsDesktopEnv(TASK, url=server.url, token="tok-wrong-000000")
+    message = str(info.value)
+    assert "DRUMS_TOKEN" in message and server.url in message
+    assert "tok-wrong" not in message and "not known" not in message
+    with pytest.raises(drums.Unauthorized, match="no token was sent.*DRUMS_TOKEN"):
+        DrumsDesktopEnv(TASK, url=server.url)
+
+
+def test_a_closed_port_raises_connect_error_naming_the_url():
+    url = f"http://127.0.0.1:{closed_port()}"
+    client = drums.connect(url, max_retries=0)
+    with pytest.raises(drums.ConnectError) as info:
+        DrumsDesktopEnv(TASK, client=client)
+    client.close()
+    message = str(info.value)
+    assert url in message and "DRUMS_URL" in message and "not known" not in message
+
+
+def test_an_unknown_task_says_what_the_host_serves(at_host):
+    with pytest.raises(ValueError, match="not known") as info:
+        DrumsDesktopEnv("deadbeef")
+    message = str(info.value)
+    assert at_host.url in message and "drums-gym tasks" in message
+    assert TASK in message, "the host's tasks are listed"
+    assert isinstance(info.value.__cause__, drums.NotFound)

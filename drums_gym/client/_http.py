@@ -120,6 +120,11 @@ class Transport:
         self.max_retries = max_retries
         self.retry_budget = float(retry_budget)
         self._token = token
+        try:  # for messages: where we connect, never with credentials
+            self.where = str(httpx.URL(base_url).copy_with(username=None, password=None))
+        except (httpx.InvalidURL, TypeError):
+            self.where = "the host"
+        self.where = self.where.rstrip("/")
         self._sleep = sleep
         self._rand = rand
         headers = {W.H_USER_AGENT: user_agent(), W.H_ACCEPT: "application/json"}
@@ -266,7 +271,10 @@ class Transport:
         what = self._redact(str(exc) or type(exc).__name__)
         if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
             # The request never reached the host: always safe to send again.
-            return ConnectError(f"cannot connect for {method} {path}: {what}"), True
+            return ConnectError(
+                f"cannot connect to {self.where} for {method} {path}: {what}; is a Drums host "
+                "running there? (the URL is DRUMS_URL, or url=)"
+            ), True
         if isinstance(exc, httpx.PoolTimeout):
             return DrumsTimeout(f"{method} {path}: no free connection in the pool"), True
         if isinstance(exc, httpx.TimeoutException):

@@ -125,6 +125,11 @@ class Client:
     def closed(self) -> bool:
         return self._session.closed
 
+    @property
+    def has_token(self) -> bool:
+        """Whether this client sends a token (never the token itself)."""
+        return self._authenticated
+
     def __repr__(self) -> str:
         slots, states = self._session.owned()
         auth = "token" if self._authenticated else "no token"

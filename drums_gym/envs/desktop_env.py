@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..client import Client, DrumsError, NotFound, Slot, connect
+from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
 from ._episode import EpisodeRunner
 from ._time_limit import enclosing_time_limits
 
@@ -194,7 +194,19 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
                 f"task {task!r} is not known to the Drums host at {self.client.url}{known}; "
                 "list its tasks with `drums-gym tasks` or Client.tasks()"
             ) from exc
-        except BaseException:  # Unauthorized, ConnectError...: they say what happened
+        except Unauthorized as exc:
+            if self._owns_client:
+                self.client.close()
+            hint = (
+                f"the host at {self.client.url} refused the token: check DRUMS_TOKEN (or token=)"
+                if self.client.has_token
+                else f"no token was sent to {self.client.url}: set DRUMS_TOKEN (or token=)"
+            )
+            raise Unauthorized(
+                exc.status, exc.code, f"{exc.message}; {hint}", exc.details,
+                method=exc.method, path=exc.path,
+            ) from exc
+        except BaseException:  # ConnectError (naming the URL), timeouts...: as they are
             if self._owns_client:
                 self.client.close()
             raise
