@@ -8,12 +8,16 @@ is a real socket that accepts and never answers, a dead one a closed port.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import math
 import os
 import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import gymnasium as gym
@@ -271,7 +275,7 @@ def test_a_wrong_token_raises_unauthorized_saying_to_check_drums_token(make_host
     message = str(info.value)
     assert "DRUMS_TOKEN" in message and server.url in message
     assert "tok-wrong" not in message and "not known" not in message
-    with pytest.raises(drums.Unauthorized, match="no token was sent.*DRUMS_TOKEN"):
+    with pytest.raises(drums.Unauthorized, match=r"no token was sent.*DRUMS_TOKEN"):
         DrumsDesktopEnv(TASK, url=server.url)
 
 
@@ -292,3 +296,137 @@ def test_an_unknown_task_says_what_the_host_serves(at_host):
     assert at_host.url in message and "drums-gym tasks" in message
     assert TASK in message, "the host's tasks are listed"
     assert isinstance(info.value.__cause__, drums.NotFound)
+
+
+# -- 7. close is bounded and quiet ----------------------------------------------------------------
+
+
+class Switch:
+    """A loopback TCP proxy in front of a real host that can make it hang or die.
+
+    ``forward`` (the start) passes bytes both ways; ``hang()`` keeps accepting and reading
+    but never answers (on new and existing connections); ``kill()`` closes the port and
+    every connection. ``deletes`` counts the DELETE requests that reached it while hung.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.mode = "forward"
+        self.deletes = 0
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True, name="switch-accept").start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = None
+            if self.mode == "forward":
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            with self._lock:
+                self._sockets += [conn] + ([upstream] if upstream else [])
+            threading.Thread(target=self._pump, args=(conn, upstream, True), daemon=True).start()
+            if upstream is not None:
+                threading.Thread(target=self._pump, args=(upstream, conn, False),
+                                 daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket | None, request: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                if self.mode == "hang" or dst is None:
+                    if request:
+                        with self._lock:
+                            self.deletes += data.count(b"DELETE /v1/")
+                    continue  # swallowed: no answer, ever
+                dst.sendall(data)
+        except OSError:
+            pass
+
+    def hang(self) -> None:
+        self.mode = "hang"
+
+    def kill(self) -> None:
+        self.mode = "dead"
+        self.listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+
+    def close(self) -> None:
+        if self.mode != "dead":
+            self.kill()
+
+
+@pytest.fixture
+def switch(local_host) -> Iterator[Switch]:
+    proxy = Switch(int(local_host.url.rsplit(":", 1)[1]))
+    yield proxy
+    proxy.close()
+    with drums.connect(local_host.url) as client:  # what the hung host kept: its lease's
+        for slot in client.slots():
+            slot.delete()
+        for state in client.states():
+            client.delete_state(state)
+
+
+def close_records(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_closing_a_fork_vector_env_on_a_hung_host_is_bounded_and_quiet(switch, caplog):
+    client = drums.connect(switch.url, close_timeout=1.0)
+    parent = DrumsDesktopEnv(TASK, client=client)
+    parent.reset(seed=0)
+    vec = parent.fork_vector(4)
+    vec.reset(seed=0)
+    switch.hang()
+    with caplog.at_level(logging.WARNING):
+        vec.close()  # does not raise, does not retry into minutes
+        assert switch.deletes == 4, "one DELETE per child, no retries on a read timeout"
+        assert len(close_records(caplog)) == 1, "one warning for the whole close"
+        assert "leases" in caplog.text and "4 desktops" in caplog.text
+        caplog.clear()
+        parent.close()
+        assert len(close_records(caplog)) == 1
+        caplog.clear()
+        client.close()
+        assert len(close_records(caplog)) == 1 and "cleanup failed" in caplog.text
+
+
+def test_closing_make_vec_on_a_hung_host_is_bounded_by_the_default_budget(switch, monkeypatch,
+                                                                          caplog):
+    monkeypatch.setenv("DRUMS_URL", switch.url)
+    vec = gym.make_vec(ENV_ID, num_envs=4)
+    vec.reset(seed=0)
+    switch.hang()
+    with caplog.at_level(logging.WARNING):
+        vec.close()
+    assert switch.deletes <= 4 + 1 + 1, "each desktop and state is tried at most once"
+    assert len(close_records(caplog)) == 1 and "leases bound" in caplog.text
+
+
+@pytest.mark.parametrize("owns_client", [True, False])
+def test_closing_on_a_dead_host_warns_once_and_never_raises(switch, caplog, owns_client):
+    client = None if owns_client else drums.connect(switch.url, close_timeout=1.0)
+    env = (DrumsDesktopEnv(TASK, url=switch.url) if owns_client
+           else DrumsDesktopEnv(TASK, client=client))
+    env.reset(seed=0)
+    vec = env.fork_vector(2)
+    vec.reset(seed=0)
+    switch.kill()
+    with caplog.at_level(logging.WARNING):
+        vec.close()
+        env.close()  # raised ConnectError before
+        env.close()  # idempotent, and quiet
+    records = close_records(caplog)
+    assert len(records) == 2, [r.getMessage() for r in records]  # one per close
+    assert all("leases" in r.getMessage() for r in records)
+    if client is not None:
+        client.close()

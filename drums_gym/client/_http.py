@@ -162,11 +162,14 @@ class Transport:
         idempotency_key: str | None = None,
         replayable: bool | None = None,
         read_timeout: float | None = None,
+        deadline: float | None = None,
     ) -> httpx.Response:
         """Send a request, retrying what is transient; answer a 2xx/3xx response or raise.
 
         `replayable` says the request may be sent twice without harm (defaults to True for
-        GET/DELETE and for requests with an `idempotency_key`).
+        GET/DELETE and for requests with an `idempotency_key`). `deadline` (a
+        `time.monotonic()` instant) bounds the whole call, retries and waits included: past
+        it the call raises the last error, or `DrumsTimeout`.
         """
         if self.closed:
             raise DrumsError("the client is closed")
@@ -185,6 +188,17 @@ class Transport:
             started = time.monotonic()
             try:
                 kwargs: dict[str, Any] = {"json": json, "params": params, "headers": headers}
+                if deadline is not None:
+                    left = deadline - started
+                    if left <= 0:
+                        raise DrumsTimeout(f"{method} {path}: out of time (deadline passed)")
+                    base = timeout or httpx.Timeout(
+                        self.timeout, connect=min(_CONNECT_TIMEOUT_S, self.timeout)
+                    )
+                    timeout = httpx.Timeout(
+                        min(base.read or self.timeout, left),
+                        connect=min(base.connect or _CONNECT_TIMEOUT_S, left),
+                    )
                 if timeout is not None:
                     kwargs["timeout"] = timeout
                 response = self._client.request(method, path, **kwargs)
@@ -211,6 +225,10 @@ class Transport:
             if not retryable or attempt >= self.max_retries:
                 raise error from cause
             delay = self._delay(attempt, hint)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                logger.info("%s %s: not retrying %s, the deadline comes first", method, path,
+                            _short(error))
+                raise error from cause
             if slept + delay > self.retry_budget:
                 logger.info("%s %s: not retrying %s, the wait (%.2f s) exceeds the retry "
                             "budget", method, path, _short(error), delay)

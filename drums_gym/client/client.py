@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -15,7 +17,7 @@ import httpx
 
 from . import _wire as W
 from ._http import Transport
-from ._session import Session
+from ._session import CLOSE_TIMEOUT_S, Session
 from .errors import ProtocolError
 from .models import HostInfo, Screen, SlotInfo, StateInfo, TaskInfo
 from .slot import Slot, _check_ttl, _wire_seconds
@@ -39,6 +41,7 @@ def connect(
     workers: int | None = None,
     transport: httpx.BaseTransport | None = None,
     retry_budget: float = 60.0,
+    close_timeout: float = CLOSE_TIMEOUT_S,
 ) -> Client:
     """Connect to a Drums host and answer a `Client`.
 
@@ -46,7 +49,9 @@ def connect(
     embedded local host is used (started in-process on first use, on loopback).
     `timeout` bounds each request (connect 5 s), `max_retries` and `retry_budget` (seconds
     of sleeping) bound retries of transient failures, `workers` is `map`'s default pool
-    size, `transport` replaces the network (e.g. `httpx.MockTransport` in tests).
+    size, `transport` replaces the network (e.g. `httpx.MockTransport` in tests),
+    `close_timeout` bounds `close()` (seconds for every deletion together; leases bound
+    what a host that is gone or hung keeps).
 
     Example:
         >>> from drums_gym import client as drums
@@ -63,7 +68,7 @@ def connect(
 
         url = ensure_embedded_host()
     return Client(url, token, timeout=timeout, max_retries=max_retries, workers=workers,
-                  transport=transport, retry_budget=retry_budget)
+                  transport=transport, retry_budget=retry_budget, close_timeout=close_timeout)
 
 
 class Client:
@@ -93,11 +98,21 @@ class Client:
         workers: int | None = None,
         transport: httpx.BaseTransport | None = None,
         retry_budget: float = 60.0,
+        close_timeout: float = CLOSE_TIMEOUT_S,
     ) -> None:
         if not isinstance(url, str) or not url:
             raise ValueError(f"url must be a non-empty string, got {url!r}")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise ValueError(f"workers must be an int >= 1 or None, got {workers!r}")
+        if (
+            isinstance(close_timeout, bool)
+            or not isinstance(close_timeout, (int, float))
+            or not math.isfinite(close_timeout)
+            or close_timeout < 0
+        ):
+            raise ValueError(
+                f"close_timeout must be a finite number of seconds >= 0, got {close_timeout!r}"
+            )
         try:
             parsed = httpx.URL(url)
         except httpx.InvalidURL as exc:
@@ -112,7 +127,7 @@ class Client:
             url, token, timeout=timeout, max_retries=max_retries, retry_budget=retry_budget,
             pool_size=max(64, 2 * (workers or 0)), transport=transport,
         )
-        self._session = Session(http)
+        self._session = Session(http, float(close_timeout))
         # Runs at close() or interpreter exit; holds the session only, never `self`.
         self._finalizer = weakref.finalize(self, self._session.close)
 
@@ -124,6 +139,11 @@ class Client:
     @property
     def closed(self) -> bool:
         return self._session.closed
+
+    @property
+    def close_timeout(self) -> float:
+        """Seconds `close()` may spend deleting what this client owns (all together)."""
+        return self._session.close_timeout
 
     @property
     def has_token(self) -> bool:
@@ -209,12 +229,16 @@ class Client:
         body = self._http.json("GET", W.STATES)
         return [StateInfo.from_json(s) for s in _list(body, W.F_STATES, W.STATES)]
 
-    def delete_state(self, state: str | StateInfo) -> bool:
-        """Delete a saved state (live children keep running); False if it was already gone."""
+    def delete_state(self, state: str | StateInfo, timeout: float | None = None) -> bool:
+        """Delete a saved state (live children keep running); False if it was already gone.
+
+        `timeout` bounds the whole call (retries included) in seconds.
+        """
         state_id = state.id if isinstance(state, StateInfo) else state
         if not isinstance(state_id, str) or not state_id:
             raise ValueError(f"state must be a state id or a StateInfo, got {state!r}")
-        return self._session.delete_state(state_id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
+        return self._session.delete_state(state_id, deadline)
 
     # -- concurrency ------------------------------------------------------------------------
 
@@ -254,9 +278,19 @@ class Client:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Delete what this client created and is still alive, then close. Idempotent."""
-        self._finalizer()
+    def close(self, timeout: float | None = None) -> None:
+        """Delete what this client created and is still alive, then close. Idempotent.
+
+        Takes at most `timeout` seconds (default `close_timeout`) however the host answers;
+        never raises because the host is gone: it logs one warning, and leases bound what
+        is left.
+        """
+        if timeout is None:
+            self._finalizer()
+            return
+        detached = self._finalizer.detach()
+        if detached is not None:
+            self._session.close(timeout)
 
     def __enter__(self) -> Client:
         return self

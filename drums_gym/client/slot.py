@@ -425,14 +425,19 @@ class Slot:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def delete(self) -> bool:
-        """Delete the desktop. Idempotent: False when it was already gone."""
+    def delete(self, timeout: float | None = None) -> bool:
+        """Delete the desktop. Idempotent: False when it was already gone.
+
+        `timeout` bounds the whole call (retries included) in seconds; past it the last
+        error (or `DrumsTimeout`) is raised and the desktop's lease bounds it.
+        """
         if self._deleted:
             return False
         if self._session.closed:
             self._deleted = True  # the client's close deleted what it owned
             return False
-        deleted = self._session.delete_slot(self.id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
+        deleted = self._session.delete_slot(self.id, deadline)
         self._deleted = True
         return deleted
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import string
 import sys
+import time
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from .vector import DrumsForkVectorEnv
 
 __all__ = ["DEFAULT_MAX_STEPS", "DefaultMaxSteps", "DrumsDesktopEnv", "action_space"]
+
+logger = logging.getLogger("drums_gym.envs")
 
 #: OSWorld's default step budget
 DEFAULT_MAX_STEPS = 15
@@ -302,18 +306,34 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         return self._runner.last_obs.copy()
 
     def close(self) -> None:
+        """Delete the desktop (and close the client the env made). Idempotent.
+
+        Bounded by the client's ``close_timeout`` (5 s by default) however the host answers;
+        never raises because the host is gone or hung: it logs one warning, and the
+        desktop's lease (``ttl``) bounds what is left.
+        """
         if self._closed:
             return
-        self._closed = True
-        try:
-            if self._slot is not None:
-                self._slot.delete()
-        finally:
-            self._slot = None
-            self._runner = None
-            if self._owns_client:
-                self.client.close()
+        errors = self._close_within(time.monotonic() + self.client.close_timeout)
+        warn_left_behind(self, errors, self.ttl)
         super().close()
+
+    def _close_within(self, deadline: float) -> list[DrumsError]:
+        """Close by ``deadline`` (monotonic); answer the failures instead of raising them
+        (a client the env made reports its own, once)."""
+        if self._closed:
+            return []
+        self._closed = True
+        slot, self._slot, self._runner = self._slot, None, None
+        errors: list[DrumsError] = []
+        if self._owns_client:  # it owns the desktop too: its close deletes it
+            self.client.close(timeout=max(0.0, deadline - time.monotonic()))
+        elif slot is not None:
+            try:
+                slot.delete(timeout=max(0.0, deadline - time.monotonic()))
+            except DrumsError as exc:
+                errors.append(exc)
+        return errors
 
     # ------------------------------------------------------------------ fork
     def fork_vector(self, n: int, **kwargs: Any) -> DrumsForkVectorEnv:
@@ -331,3 +351,15 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     def __repr__(self) -> str:
         slot = self._slot.id if self._slot is not None else None
         return f"<DrumsDesktopEnv task={self.task_id[:8]} slot={slot}>"
+
+
+def warn_left_behind(closing: object, errors: list[DrumsError], ttl: float | None = None) -> None:
+    """One warning for everything a close could not delete (the host is gone or hung)."""
+    if not errors:
+        return
+    lease = f" ({ttl:g} s)" if ttl else ""
+    logger.warning(
+        "drums-gym: closing %r left %d desktops or saved states undeleted (first: %s: %s); "
+        "their leases%s bound them",
+        closing, len(errors), type(errors[0]).__name__, errors[0], lease,
+    )
