@@ -16,6 +16,7 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -430,3 +431,46 @@ def test_closing_on_a_dead_host_warns_once_and_never_raises(switch, caplog, owns
     assert all("leases" in r.getMessage() for r in records)
     if client is not None:
         client.close()
+
+
+# -- 6. at exit, clients clean up before the embedded host stops -----------------------------------
+
+EXIT_SCRIPT = textwrap.dedent("""
+    import atexit, json, weakref
+
+    seen = {}
+
+    def report():  # registered first: runs last, after the host has stopped
+        print("LEFT " + json.dumps(seen["host"].model.counts()), flush=True)
+
+    atexit.register(report)
+
+    class Library:  # torch and transformers make a weakref.finalize at import
+        pass
+
+    library = Library()
+    weakref.finalize(library, lambda: None)
+
+    from drums_gym.envs import DrumsDesktopEnv
+    from drums_gym.local.embedded import embedded_host
+
+    env = DrumsDesktopEnv("e0df059f")
+    env.reset(seed=0)
+    group = env.fork_vector(2)
+    group.reset(seed=0)
+    seen["host"] = embedded_host()
+    print("READY", flush=True)
+    # exit without closing anything
+""")
+
+
+def test_clients_clean_up_before_the_embedded_host_stops_at_exit():
+    env = {**os.environ, "DRUMS_LOCAL_GATE_DELAY": "0.05"}
+    env.pop("DRUMS_URL", None)
+    env.pop("DRUMS_TOKEN", None)
+    out = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "READY" in out.stdout
+    assert 'LEFT {"live_desktops": 0, "saved_states": 0}' in out.stdout, out.stdout
+    assert "cleanup failed" not in out.stderr and "cannot connect" not in out.stderr

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from . import _exit
 from . import _wire as W
 from ._http import Transport
 from ._session import CLOSE_TIMEOUT_S, Session
@@ -130,6 +131,7 @@ class Client:
         self._session = Session(http, float(close_timeout))
         # Runs at close() or interpreter exit; holds the session only, never `self`.
         self._finalizer = weakref.finalize(self, self._session.close)
+        _exit.track(self._session)  # at exit: before the embedded host stops
 
     @property
     def url(self) -> str:
