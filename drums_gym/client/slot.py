@@ -269,6 +269,9 @@ class Slot:
     def step(self, code: str) -> StepResult:
         """Run pyautogui `code` on the desktop (parsed by the host, never executed).
 
+        `code` may also be a control word, ``"DONE"``, ``"FAIL"`` or ``"WAIT"``: the host
+        records it as the episode's last action (a last ``FAIL`` scores as OSWorld does).
+
         Raises `ActionError` (422 `invalid_action`, nothing applied) for code outside the
         action language, `Conflict` (409, `.details["episode"]`) when the episode is invalid.
         """

@@ -199,7 +199,7 @@ class EpisodeRunner:
         assert self.slot is not None
         start = time.perf_counter()
         try:
-            reward = self.slot.verify(strict=False)
+            reward = self.slot.verify(strict=False, timeout=self.wait_timeout)
         except DrumsError as exc:
             self._flag(_reason_of(exc))
             extra["error"] = _describe(exc)

@@ -90,10 +90,13 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     """A Drums desktop for one task: pyautogui strings in, screenshots out.
 
     ``reset`` creates the desktop (first call) or starts a new episode on it, and waits until
-    the episode's gates pass. ``step`` sends pyautogui code (``"DONE"``/``"FAIL"`` end the
-    episode, ``"WAIT"`` waits); the reward comes from the task checker when the episode
-    ends. An episode the host flags invalid ends with ``truncated=True`` and
-    ``info["valid"] = False``: its reward is a placeholder, not a score.
+    the episode's gates pass. ``step`` sends pyautogui code, or a control word, to the host
+    (``"DONE"``/``"FAIL"`` end the episode, ``"WAIT"`` waits; a last ``FAIL`` scores as
+    OSWorld does); the reward comes from the task checker when the episode ends, at the one
+    step limit (see ``max_steps``). An episode the host flags invalid ends with
+    ``truncated=True`` and ``info["valid"] = False``: its reward is a placeholder, not a
+    score. ``close`` is bounded by the client's ``close_timeout`` and never raises because
+    the host is gone.
 
     Args:
         task: task id, full or its first 8 characters (``"e0df059f"``).
