@@ -410,3 +410,12 @@ def test_clients_clean_up_before_the_embedded_host_stops_at_exit():
     assert "READY" in out.stdout
     assert 'LEFT {"live_desktops": 0, "saved_states": 0}' in out.stdout, out.stdout
     assert "cleanup failed" not in out.stderr and "cannot connect" not in out.stderr
+
+
+def test_member_info_docstring_examples_run():
+    import doctest
+
+    import drums_gym.envs.vector_info as module
+
+    result = doctest.testmod(module)
+    assert result.attempted >= 3 and result.failed == 0
