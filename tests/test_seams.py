@@ -8,6 +8,7 @@ is a real socket that accepts and never answers, a dead one a closed port.
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import math
@@ -419,3 +420,108 @@ def test_member_info_docstring_examples_run():
 
     result = doctest.testmod(module)
     assert result.attempted >= 3 and result.failed == 0
+
+
+# -- 13. no test asserts how fast the machine is ----------------------------------------------
+
+CLOCKS = {"perf_counter", "monotonic", "time", "process_time", "perf_counter_ns",
+          "monotonic_ns", "time_ns"}
+
+
+def _is_clock(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "time"
+            and node.func.attr in CLOCKS)
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(_is_clock(n) or (isinstance(n, ast.Name) and n.id in names)
+               for n in ast.walk(node))
+
+
+def _is_duration(node: ast.AST, readings: set[str], durations: set[str]) -> bool:
+    """An expression that is (or is made of) the time between two clock readings."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in durations:
+            return True
+        if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
+                and not isinstance(n.right, ast.Constant)
+                and (_mentions(n.left, readings) or _mentions(n.right, readings))):
+            return True
+    return False
+
+
+def wall_clock_assertions(source: str) -> list[int]:
+    """Lines of ``assert``s that compare a measured duration with a threshold (a comparison
+    with 0, such as ``remaining > 0`` in a wait loop, is a deadline check, not a speed)."""
+    found = []
+    for func in ast.walk(ast.parse(source)):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        readings: set[str] = set()
+        durations: set[str] = set()
+        for _ in range(4):  # names made from names: to a fixpoint
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names = {t.id for t in targets if isinstance(t, ast.Name)}
+                    if _is_duration(node.value, readings, durations):
+                        durations |= names
+                    elif _mentions(node.value, readings):
+                        readings |= names
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
+                      and node.args):
+                    if _is_duration(node.args[0], readings, durations):
+                        durations.add(node.func.value.id)
+                    elif _mentions(node.args[0], readings):
+                        readings.add(node.func.value.id)
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Assert):
+                continue
+            for cmp in (n for n in ast.walk(node.test) if isinstance(n, ast.Compare)):
+                operands = [cmp.left, *cmp.comparators]
+                timed = [o for o in operands if _is_duration(o, readings, durations)]
+                others = [o for o in operands if o not in timed]
+                zero = all(isinstance(o, ast.Constant) and o.value == 0 for o in others)
+                if timed and others and not zero:
+                    found.append(node.lineno)
+    return found
+
+
+def test_no_test_asserts_a_wall_clock_threshold():
+    found = {
+        path.name: lines
+        for path in sorted((ROOT / "tests").glob("*.py"))
+        if (lines := wall_clock_assertions(path.read_text()))
+    }
+    assert not found, f"wall-clock thresholds belong in benchmarks/timing.py: {found}"
+
+
+def test_the_wall_clock_scan_finds_planted_thresholds():
+    planted = textwrap.dedent("""
+        def test_keystroke_is_fast():
+            times = []
+            for ch in "abc":
+                start = time.perf_counter()
+                apply(ch)
+                times.append(time.perf_counter() - start)
+            assert statistics.median(times) < 0.010
+
+        def test_latency():
+            start = time.perf_counter()
+            get()
+            assert time.perf_counter() - start >= 0.15
+
+        def test_lease():
+            assert info.expires_at - time.time() == pytest.approx(600, abs=5)
+
+        def test_bracketed_lease_and_deadline_loop_are_fine():
+            before = time.time()
+            info = extend(600)
+            assert before + 600 - 1 <= info.expires_at
+            deadline = time.monotonic() + 60
+            remaining = deadline - time.monotonic()
+            assert remaining > 0
+    """)
+    assert wall_clock_assertions(planted) == [8, 13, 16]
