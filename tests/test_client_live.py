@@ -145,9 +145,11 @@ def test_step_observe_verify_solve(local_host):
             reward = slot.verify(strict=True)
             assert reward == drums.Reward(True, 1.0, None, episode.id, reward.gates)
 
+            before = time.time()
             info = slot.extend(600)
+            after = time.time()
             assert info.expires_at == slot.expires_at
-            assert info.expires_at - time.time() == pytest.approx(600, abs=5)
+            assert before + 600 - 1 <= info.expires_at <= after + 600 + 1
             again = client.slot(slot.id)
             assert again.id == slot.id and again.info().episode.id == episode.id
         assert counts(local_host) == {"live_desktops": 0, "saved_states": 0}
@@ -178,11 +180,9 @@ def test_invalid_episodes_raise_and_conflict(make_host):
 
 def test_wait_valid_times_out_while_gates_are_pending(make_host):
     server = make_host(HostConfig(gate_delay_s=30))
-    with drums.connect(server.url) as client, client.create(TASK) as slot:
-        start = time.monotonic()
-        with pytest.raises(drums.DrumsTimeout):
-            slot.wait_valid(timeout=0.3)
-        assert time.monotonic() - start < 5
+    with drums.connect(server.url) as client, client.create(TASK) as slot, \
+            pytest.raises(drums.DrumsTimeout):
+        slot.wait_valid(timeout=0.3)  # how soon: benchmarks/timing.py
 
 
 # -- fork: strict errors, limits, quotas ---------------------------------------------------
@@ -286,9 +286,7 @@ def test_full_host_is_retried_until_a_desktop_frees(make_host):
             carol.create(TASK)
         assert info.value.retry_after == pytest.approx(0.2)
         threading.Timer(0.3, first.delete).start()
-        start = time.monotonic()
         third = alice.create(TASK)  # 429 with retry_after_ms=200, retried until it fits
-        assert time.monotonic() - start >= 0.2
         assert third.id != first.id
     assert counts(server) == {"live_desktops": 0, "saved_states": 0}
 

@@ -12,7 +12,6 @@ where a host cannot be made to misbehave on cue):
 from __future__ import annotations
 
 import ast
-import itertools
 import logging
 import socket
 import threading
@@ -66,6 +65,20 @@ class Wire(httpx.BaseTransport):
                 if r.method == method and r.url.path.endswith(path_end)]
 
 
+def record_sleeps(client: drums.Client) -> list[float]:
+    """The client's retry waits, recorded as they are slept (seconds asked for)."""
+    slept: list[float] = []
+    http = client._session.http
+    real = http._sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real(seconds)
+
+    http._sleep = sleep
+    return slept
+
+
 def overloaded(times: int, retry_after_ms: int, header: str = "1"):
     """A handler: ``times`` 429 replies, then a task list."""
     calls = []
@@ -88,7 +101,6 @@ def test_429_bursts_are_waited_out_then_a_rollout_succeeds(make_host, caplog):
     caplog.set_level(logging.INFO, logger="drums_gym.client")
     server = make_host(HostConfig(gate_delay_s=0.05), faults="overload=0.6,retry_after_ms=5",
                        seed=1)
-    started = time.monotonic()
     with connect(url=server.url, max_retries=25) as client:
         env = DrumsDesktopEnv("e0df059f", client=client, max_steps=4, screen=SCREEN)
         try:
@@ -103,27 +115,25 @@ def test_429_bursts_are_waited_out_then_a_rollout_succeeds(make_host, caplog):
             env.close()
     retries = caplog.text.count("429 overloaded; retry")
     assert retries >= 3, "the host shed load and the client waited it out"
-    assert time.monotonic() - started < 10.0
 
 
 def test_the_hosts_hint_is_honoured_and_bounded():
     handler, calls = overloaded(times=3, retry_after_ms=60, header="1")
     with connect("http://drums.test", transport=httpx.MockTransport(handler)) as client:
-        started = time.monotonic()
+        slept = record_sleeps(client)
         assert client.tasks() == []
-        elapsed = time.monotonic() - started
-    gaps = [b - a for a, b in itertools.pairwise(calls)]
-    assert len(calls) == 4 and all(g >= 0.06 for g in gaps), "each 429 was waited out"
-    assert elapsed < 0.6, "retry_after_ms (60 ms) wins over the coarser Retry-After (1 s)"
+    assert len(calls) == 4 and len(slept) == 3, "each 429 was waited out"
+    # retry_after_ms (60 ms) wins over the coarser Retry-After (1 s), a little jitter on top
+    assert all(0.06 <= s <= 0.066 for s in slept), slept
 
 
 def test_a_wait_beyond_the_budget_is_not_slept():
     handler, calls = overloaded(times=100, retry_after_ms=3_600_000, header="3600")
     with connect("http://drums.test", transport=httpx.MockTransport(handler)) as client:
-        started = time.monotonic()
+        slept = record_sleeps(client)
         with pytest.raises(drums.Overloaded) as info:
             client.tasks()
-        assert time.monotonic() - started < 0.5 and len(calls) == 1
+        assert slept == [] and len(calls) == 1
     assert info.value.retry_after == 3600.0, "the caller learns how long the host asked for"
 
 
@@ -131,11 +141,11 @@ def test_total_retry_sleep_is_bounded_by_the_budget():
     handler, calls = overloaded(times=100, retry_after_ms=100)
     with connect("http://drums.test", transport=httpx.MockTransport(handler),
                  max_retries=100, retry_budget=0.35) as client:
-        started = time.monotonic()
+        slept = record_sleeps(client)
         with pytest.raises(drums.Overloaded):
             client.tasks()
-        elapsed = time.monotonic() - started
-    assert 0.2 <= elapsed < 0.6 and len(calls) <= 4
+    # three waits of 100 ms (+ up to 10% jitter) fit the 0.35 s budget, a fourth does not
+    assert len(slept) == 3 and sum(slept) <= 0.35 and len(calls) == 4
 
 
 # -- never retried ----------------------------------------------------------------------------
@@ -283,11 +293,9 @@ def test_a_hung_host_times_out():
     listener = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     port = listener.getsockname()[1]
     try:
-        with connect(f"http://127.0.0.1:{port}", timeout=0.3, max_retries=1) as client:
-            started = time.monotonic()
-            with pytest.raises(drums.DrumsTimeout):
-                client.tasks()
-            assert time.monotonic() - started < 3.0
+        with connect(f"http://127.0.0.1:{port}", timeout=0.3, max_retries=1) as client, \
+                pytest.raises(drums.DrumsTimeout):
+            client.tasks()  # how soon: benchmarks/timing.py
     finally:
         listener.close()
 
@@ -296,18 +304,14 @@ def test_waits_for_gates_have_a_deadline(make_host):
     server = make_host(HostConfig(gate_delay_s=30))
     with connect(url=server.url) as client:
         slot = client.create(task="e0df059f", screen=SCREEN)
-        started = time.monotonic()
         with pytest.raises(drums.DrumsTimeout):
-            slot.wait_valid(timeout=0.3)
-        assert time.monotonic() - started < 2.0
+            slot.wait_valid(timeout=0.3)  # how soon: benchmarks/timing.py
         with pytest.raises(ValueError, match="timeout"):
             slot.wait_valid(timeout=float("nan"))
         slot.delete()
         env = DrumsDesktopEnv("e0df059f", client=client, wait_timeout=0.3, screen=SCREEN)
         try:
-            started = time.monotonic()
             _, info = env.reset()
-            assert time.monotonic() - started < 2.0
             assert info["valid"] is False and "DrumsTimeout" in info["invalid_reason"]
         finally:
             env.close()
@@ -318,6 +322,5 @@ def test_close_does_not_hang_when_the_host_is_gone():
     client = connect(url=server.url)
     client.create(task="e0df059f", screen=SCREEN)
     server.stop()
-    started = time.monotonic()
-    client.close()  # logs the failure; the lease bounds what is left
-    assert time.monotonic() - started < 5.0
+    client.close()  # logs the failure, never raises; the lease bounds what is left
+    assert client.closed  # how soon: benchmarks/timing.py (and tests/test_seams.py)

@@ -120,6 +120,11 @@ class Transport:
         self.max_retries = max_retries
         self.retry_budget = float(retry_budget)
         self._token = token
+        try:  # for messages: where we connect, never with credentials
+            self.where = str(httpx.URL(base_url).copy_with(username=None, password=None))
+        except (httpx.InvalidURL, TypeError):
+            self.where = "the host"
+        self.where = self.where.rstrip("/")
         self._sleep = sleep
         self._rand = rand
         headers = {W.H_USER_AGENT: user_agent(), W.H_ACCEPT: "application/json"}
@@ -157,11 +162,14 @@ class Transport:
         idempotency_key: str | None = None,
         replayable: bool | None = None,
         read_timeout: float | None = None,
+        deadline: float | None = None,
     ) -> httpx.Response:
         """Send a request, retrying what is transient; answer a 2xx/3xx response or raise.
 
         `replayable` says the request may be sent twice without harm (defaults to True for
-        GET/DELETE and for requests with an `idempotency_key`).
+        GET/DELETE and for requests with an `idempotency_key`). `deadline` (a
+        `time.monotonic()` instant) bounds the whole call, retries and waits included: past
+        it the call raises the last error, or `DrumsTimeout`.
         """
         if self.closed:
             raise DrumsError("the client is closed")
@@ -180,6 +188,17 @@ class Transport:
             started = time.monotonic()
             try:
                 kwargs: dict[str, Any] = {"json": json, "params": params, "headers": headers}
+                if deadline is not None:
+                    left = deadline - started
+                    if left <= 0:
+                        raise DrumsTimeout(f"{method} {path}: out of time (deadline passed)")
+                    base = timeout or httpx.Timeout(
+                        self.timeout, connect=min(_CONNECT_TIMEOUT_S, self.timeout)
+                    )
+                    timeout = httpx.Timeout(
+                        min(base.read or self.timeout, left),
+                        connect=min(base.connect or _CONNECT_TIMEOUT_S, left),
+                    )
                 if timeout is not None:
                     kwargs["timeout"] = timeout
                 response = self._client.request(method, path, **kwargs)
@@ -206,6 +225,10 @@ class Transport:
             if not retryable or attempt >= self.max_retries:
                 raise error from cause
             delay = self._delay(attempt, hint)
+            if deadline is not None and time.monotonic() + delay >= deadline:
+                logger.info("%s %s: not retrying %s, the deadline comes first", method, path,
+                            _short(error))
+                raise error from cause
             if slept + delay > self.retry_budget:
                 logger.info("%s %s: not retrying %s, the wait (%.2f s) exceeds the retry "
                             "budget", method, path, _short(error), delay)
@@ -266,7 +289,10 @@ class Transport:
         what = self._redact(str(exc) or type(exc).__name__)
         if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
             # The request never reached the host: always safe to send again.
-            return ConnectError(f"cannot connect for {method} {path}: {what}"), True
+            return ConnectError(
+                f"cannot connect to {self.where} for {method} {path}: {what}; is a Drums host "
+                "running there? (the URL is DRUMS_URL, or url=)"
+            ), True
         if isinstance(exc, httpx.PoolTimeout):
             return DrumsTimeout(f"{method} {path}: no free connection in the pool"), True
         if isinstance(exc, httpx.TimeoutException):

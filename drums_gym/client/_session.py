@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -28,6 +29,8 @@ T = TypeVar("T")
 
 _CLOSE_MAX_RETRIES = 2
 _CLOSE_RETRY_BUDGET_S = 1.0
+#: seconds `close()` may spend deleting what is left, all requests and retries together
+CLOSE_TIMEOUT_S = 5.0
 #: error replies after which a keyed create or fork surely made nothing under its key
 _REFUSED_STATUS = frozenset({401, 403, 404, 409, 422})
 
@@ -35,8 +38,9 @@ _REFUSED_STATUS = frozenset({401, 403, 404, 409, 422})
 class Session:
     """A transport plus the ids of every slot and saved state created through it."""
 
-    def __init__(self, http: Transport) -> None:
+    def __init__(self, http: Transport, close_timeout: float = CLOSE_TIMEOUT_S) -> None:
         self.http = http
+        self.close_timeout = close_timeout
         self._lock = threading.Lock()
         self._slots: dict[str, str | None] = {}  # slot -> its state, if deleted with children
         self._states: dict[str, None] = {}  # insertion-ordered set
@@ -103,10 +107,11 @@ class Session:
 
     # -- deletion ---------------------------------------------------------------------------
 
-    def delete_slot(self, slot_id: str) -> bool:
-        """Delete a slot; False when it was already gone (404)."""
+    def delete_slot(self, slot_id: str, deadline: float | None = None) -> bool:
+        """Delete a slot; False when it was already gone (404). ``deadline`` (monotonic)
+        bounds the whole call."""
         try:
-            self.http.request("DELETE", W.slot_path(slot_id))
+            self.http.request("DELETE", W.slot_path(slot_id), deadline=deadline)
         except NotFound:
             deleted = False
         else:
@@ -115,10 +120,11 @@ class Session:
             self._forget_slot(slot_id)
         return deleted
 
-    def delete_state(self, state_id: str) -> bool:
-        """Delete a saved state; False when it was already gone (404)."""
+    def delete_state(self, state_id: str, deadline: float | None = None) -> bool:
+        """Delete a saved state; False when it was already gone (404). ``deadline``
+        (monotonic) bounds the whole call."""
         try:
-            self.http.request("DELETE", W.state_path(state_id))
+            self.http.request("DELETE", W.state_path(state_id), deadline=deadline)
         except NotFound:
             deleted = False
         else:
@@ -128,14 +134,16 @@ class Session:
             self._children.pop(state_id, None)
         return deleted
 
-    def _settle(self) -> list[DrumsError]:
+    def _settle(self, deadline: float | None = None) -> list[DrumsError]:
         """Replay each unsettled create or fork with its key and own what the host made."""
         with self._lock:
             unsettled, self._unsettled = self._unsettled, []
         errors: list[DrumsError] = []
         for kind, path, body, key in unsettled:
             try:
-                reply = self.http.json("POST", path, json=body, idempotency_key=key)
+                reply = self.http.json(
+                    "POST", path, json=body, idempotency_key=key, deadline=deadline
+                )
             except DrumsError as exc:
                 errors.append(exc)
                 continue
@@ -193,27 +201,35 @@ class Session:
             pool.shutdown(wait=True)
         return errors
 
-    def close(self) -> None:
+    def close(self, timeout: float | None = None) -> None:
         """Delete every slot and saved state still owned, then close the transport. Idempotent.
 
-        Failures are logged (a lease bounds what is left behind), never raised: this also
-        runs at interpreter exit.
+        Bounded: everything together takes at most ``timeout`` seconds (default
+        `close_timeout`), however the host answers or does not. Failures are logged once
+        (a lease bounds what is left behind), never raised: this also runs at interpreter
+        exit.
         """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+        budget = self.close_timeout if timeout is None else max(0.0, float(timeout))
+        deadline = time.monotonic() + budget
         try:
             if not self.http.closed:
                 # Cleanup must not hang (it may run at interpreter exit, after the host is
-                # gone): a short retry budget, then leases bound what is left.
+                # gone): a short retry budget within a deadline, then leases bound the rest.
                 self.http.max_retries = min(self.http.max_retries, _CLOSE_MAX_RETRIES)
                 self.http.retry_budget = min(self.http.retry_budget, _CLOSE_RETRY_BUDGET_S)
-                errors = self._settle()
+                errors = self._settle(deadline)
                 slots, states = self.owned()
-                errors += self.delete_many(self.delete_slot, slots)
-                errors += self.delete_many(self.delete_state, states)
-                for error in errors:
-                    logger.warning("drums client close: cleanup failed: %s", error)
+                errors += self.delete_many(lambda s: self.delete_slot(s, deadline), slots)
+                errors += self.delete_many(lambda s: self.delete_state(s, deadline), states)
+                if errors:
+                    logger.warning(
+                        "drums client close: cleanup failed: %d of %d deletions at %s did not "
+                        "go through (first: %s); their leases bound what is left",
+                        len(errors), len(slots) + len(states), self.http.where, errors[0],
+                    )
         finally:
             self.http.close()

@@ -93,6 +93,8 @@ Q_SINCE = "since"
 
 #: The host holds a long-poll for at most this many seconds.
 MAX_WAIT_S = 60.0
+#: The host holds a verify of a pending episode for at most this many seconds.
+MAX_VERIFY_WAIT_S = 300.0
 
 # --- screenshot formats ----------------------------------------------------------------------
 
@@ -129,6 +131,7 @@ F_ACTIONS = "actions"
 F_STARTED_AT = "started_at"
 F_NAME = "name"
 F_DETAIL = "detail"
+F_LAST_ACTION = "last_action"  # "DONE" | "FAIL" | "WAIT" | "code" | null
 
 # actions
 F_CODE = "code"
@@ -136,6 +139,7 @@ F_APPLIED = "applied"
 
 # verify
 F_STRICT = "strict"
+F_TIMEOUT_S = "timeout_s"  # how long a verify of a pending episode waits for its gates
 F_VALID = "valid"
 F_SCORE = "score"
 F_REASON = "reason"
@@ -187,6 +191,12 @@ CHILD_FAILED = "failed"
 EPISODE_PENDING = "pending"
 EPISODE_VALID = "valid"
 EPISODE_INVALID = "invalid"
+
+# the control words an action may be instead of pyautogui code (also episode.last_action)
+CONTROL_DONE = "DONE"
+CONTROL_FAIL = "FAIL"
+CONTROL_WAIT = "WAIT"
+LAST_ACTION_CODE = "code"
 
 CODE_UNAUTHORIZED = "unauthorized"
 CODE_QUOTA_EXCEEDED = "quota_exceeded"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -13,9 +15,10 @@ from typing import Any, TypeVar
 
 import httpx
 
+from . import _exit
 from . import _wire as W
 from ._http import Transport
-from ._session import Session
+from ._session import CLOSE_TIMEOUT_S, Session
 from .errors import ProtocolError
 from .models import HostInfo, Screen, SlotInfo, StateInfo, TaskInfo
 from .slot import Slot, _check_ttl, _wire_seconds
@@ -39,6 +42,7 @@ def connect(
     workers: int | None = None,
     transport: httpx.BaseTransport | None = None,
     retry_budget: float = 60.0,
+    close_timeout: float = CLOSE_TIMEOUT_S,
 ) -> Client:
     """Connect to a Drums host and answer a `Client`.
 
@@ -46,7 +50,9 @@ def connect(
     embedded local host is used (started in-process on first use, on loopback).
     `timeout` bounds each request (connect 5 s), `max_retries` and `retry_budget` (seconds
     of sleeping) bound retries of transient failures, `workers` is `map`'s default pool
-    size, `transport` replaces the network (e.g. `httpx.MockTransport` in tests).
+    size, `transport` replaces the network (e.g. `httpx.MockTransport` in tests),
+    `close_timeout` bounds `close()` (seconds for every deletion together; leases bound
+    what a host that is gone or hung keeps).
 
     Example:
         >>> from drums_gym import client as drums
@@ -63,7 +69,7 @@ def connect(
 
         url = ensure_embedded_host()
     return Client(url, token, timeout=timeout, max_retries=max_retries, workers=workers,
-                  transport=transport, retry_budget=retry_budget)
+                  transport=transport, retry_budget=retry_budget, close_timeout=close_timeout)
 
 
 class Client:
@@ -93,11 +99,21 @@ class Client:
         workers: int | None = None,
         transport: httpx.BaseTransport | None = None,
         retry_budget: float = 60.0,
+        close_timeout: float = CLOSE_TIMEOUT_S,
     ) -> None:
         if not isinstance(url, str) or not url:
             raise ValueError(f"url must be a non-empty string, got {url!r}")
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise ValueError(f"workers must be an int >= 1 or None, got {workers!r}")
+        if (
+            isinstance(close_timeout, bool)
+            or not isinstance(close_timeout, (int, float))
+            or not math.isfinite(close_timeout)
+            or close_timeout < 0
+        ):
+            raise ValueError(
+                f"close_timeout must be a finite number of seconds >= 0, got {close_timeout!r}"
+            )
         try:
             parsed = httpx.URL(url)
         except httpx.InvalidURL as exc:
@@ -112,9 +128,10 @@ class Client:
             url, token, timeout=timeout, max_retries=max_retries, retry_budget=retry_budget,
             pool_size=max(64, 2 * (workers or 0)), transport=transport,
         )
-        self._session = Session(http)
+        self._session = Session(http, float(close_timeout))
         # Runs at close() or interpreter exit; holds the session only, never `self`.
         self._finalizer = weakref.finalize(self, self._session.close)
+        _exit.track(self._session)  # at exit: before the embedded host stops
 
     @property
     def url(self) -> str:
@@ -124,6 +141,16 @@ class Client:
     @property
     def closed(self) -> bool:
         return self._session.closed
+
+    @property
+    def close_timeout(self) -> float:
+        """Seconds `close()` may spend deleting what this client owns (all together)."""
+        return self._session.close_timeout
+
+    @property
+    def has_token(self) -> bool:
+        """Whether this client sends a token (never the token itself)."""
+        return self._authenticated
 
     def __repr__(self) -> str:
         slots, states = self._session.owned()
@@ -157,6 +184,7 @@ class Client:
 
     def task(self, task_id: str) -> TaskInfo:
         """One task, by full id or its first 8 characters (`NotFound` when unknown)."""
+        _check_task_id(task_id, "task_id")
         return TaskInfo.from_json(self._http.json("GET", W.task_path(task_id)))
 
     # -- slots ------------------------------------------------------------------------------
@@ -172,8 +200,7 @@ class Client:
         Raises `QuotaExceeded` when the workspace has no live desktop left, `Overloaded`
         (after retries) when the host has none.
         """
-        if not isinstance(task, str) or not task:
-            raise ValueError(f"task must be a non-empty task id, got {task!r}")
+        _check_task_id(task, "task")
         body: dict[str, Any] = {W.F_TASK: task, W.F_TTL_S: _wire_seconds(_check_ttl(ttl))}
         if screen is not None:
             body[W.F_SCREEN] = _screen(screen).to_json()
@@ -204,12 +231,16 @@ class Client:
         body = self._http.json("GET", W.STATES)
         return [StateInfo.from_json(s) for s in _list(body, W.F_STATES, W.STATES)]
 
-    def delete_state(self, state: str | StateInfo) -> bool:
-        """Delete a saved state (live children keep running); False if it was already gone."""
+    def delete_state(self, state: str | StateInfo, timeout: float | None = None) -> bool:
+        """Delete a saved state (live children keep running); False if it was already gone.
+
+        `timeout` bounds the whole call (retries included) in seconds.
+        """
         state_id = state.id if isinstance(state, StateInfo) else state
         if not isinstance(state_id, str) or not state_id:
             raise ValueError(f"state must be a state id or a StateInfo, got {state!r}")
-        return self._session.delete_state(state_id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
+        return self._session.delete_state(state_id, deadline)
 
     # -- concurrency ------------------------------------------------------------------------
 
@@ -249,9 +280,19 @@ class Client:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Delete what this client created and is still alive, then close. Idempotent."""
-        self._finalizer()
+    def close(self, timeout: float | None = None) -> None:
+        """Delete what this client created and is still alive, then close. Idempotent.
+
+        Takes at most `timeout` seconds (default `close_timeout`) however the host answers;
+        never raises because the host is gone: it logs one warning, and leases bound what
+        is left.
+        """
+        if timeout is None:
+            self._finalizer()
+            return
+        detached = self._finalizer.detach()
+        if detached is not None:
+            self._session.close(timeout)
 
     def __enter__(self) -> Client:
         return self
@@ -267,6 +308,15 @@ class Client:
     @property
     def _http(self) -> Transport:
         return self._session.http
+
+
+def _check_task_id(task: Any, name: str) -> None:
+    if not isinstance(task, str) or not task:
+        raise ValueError(f"{name} must be a non-empty task id, got {task!r}")
+    try:
+        task.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} must be UTF-8 text (a task id), got {task!r}") from None
 
 
 def _list(body: Mapping[str, Any], key: str, path: str) -> list[Any]:

@@ -157,6 +157,9 @@ class Episode:
     gates: tuple[Gate, ...] = ()
     actions: int = 0
     started_at: float | None = None
+    #: the episode's last action: ``"DONE"``, ``"FAIL"``, ``"WAIT"``, ``"code"``, or None
+    #: (before any action, or from a host that does not say)
+    last_action: str | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> Episode:
@@ -169,6 +172,7 @@ class Episode:
             gates=_gates(data),
             actions=_int(data, W.F_ACTIONS, 0) or 0,
             started_at=_num(data, W.F_STARTED_AT),
+            last_action=_str(data, W.F_LAST_ACTION),
         )
 
     @property
@@ -253,6 +257,11 @@ class Reward:
     reason: str | None = None
     episode_id: str | None = None
     gates: tuple[Gate, ...] = ()
+
+    @property
+    def pending(self) -> bool:
+        """The episode's gates had not resolved: no verdict (`Slot.verify` waits past it)."""
+        return not self.valid and self.reason == W.EPISODE_PENDING
 
     @classmethod
     def from_json(cls, data: Any) -> Reward:

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from . import _wire as W
-from .errors import DrumsError, DrumsTimeout, ForkError, InvalidEpisode, ProtocolError
+from .errors import (
+    Conflict,
+    DrumsError,
+    DrumsTimeout,
+    ForkError,
+    InvalidEpisode,
+    ProtocolError,
+)
 from .models import Episode, Observation, Reward, Screen, SlotInfo, StepResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,6 +269,9 @@ class Slot:
     def step(self, code: str) -> StepResult:
         """Run pyautogui `code` on the desktop (parsed by the host, never executed).
 
+        `code` may also be a control word, ``"DONE"``, ``"FAIL"`` or ``"WAIT"``: the host
+        records it as the episode's last action (a last ``FAIL`` scores as OSWorld does).
+
         Raises `ActionError` (422 `invalid_action`, nothing applied) for code outside the
         action language, `Conflict` (409, `.details["episode"]`) when the episode is invalid.
         """
@@ -276,15 +286,55 @@ class Slot:
         )
         return StepResult.from_json(body)
 
-    def verify(self, strict: bool = True) -> Reward:
-        """Run the task's checker now. A `Reward` counts only when `.valid`.
+    def verify(self, strict: bool = True, timeout: float = 120.0) -> Reward:
+        """Judge the episode with the task's checker. A `Reward` counts only when `.valid`.
 
-        With `strict` (default) a verify on an episode that is not valid raises `Conflict`.
+        Pending is not a verdict: on an episode whose gates have not resolved, verify waits
+        for them (up to `timeout` seconds, as `wait_valid` does; the host is asked to wait
+        too, and a host that does not is waited for here), then judges. Raises
+        `DrumsTimeout` when the episode is still pending after `timeout`. With `strict`
+        (default) a verify of an episode that is invalid raises `Conflict`; with
+        ``strict=False`` it answers a `Reward` with ``valid=False`` and the reason.
+        The score follows OSWorld's rule (the host applies it): a last action of ``FAIL``
+        scores 0 on a feasible task and 1 on an infeasible one.
         """
-        body = self._http.json(
-            "POST", W.slot_verify_path(self.id), json={W.F_STRICT: bool(strict)}, replayable=True
-        )
-        return Reward.from_json(body)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout:
+            raise ValueError(f"timeout must be a number of seconds, got {timeout!r}")
+        path = W.slot_verify_path(self.id)
+        deadline = time.monotonic() + max(0.0, float(timeout))
+        while True:
+            remaining = max(0.0, deadline - time.monotonic())
+            hold = min(remaining, W.MAX_VERIFY_WAIT_S)
+            try:
+                body = self._http.json(
+                    "POST",
+                    path,
+                    json={W.F_STRICT: bool(strict), W.F_TIMEOUT_S: _wire_seconds(hold)},
+                    replayable=True,
+                    read_timeout=hold + _LONG_POLL_MARGIN_S,
+                )
+            except Conflict as exc:  # strict, and the episode is not valid: pending?
+                episode = exc.details.get(W.F_EPISODE)
+                if not isinstance(episode, dict) or episode.get(W.F_STATUS) != W.EPISODE_PENDING:
+                    raise
+            else:
+                reward = Reward.from_json(body)
+                if not reward.pending:
+                    return reward
+            # pending: wait for the gates here (a host that did not wait), then judge again
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DrumsTimeout(
+                    f"the episode of {self.id} is still pending after {float(timeout):g} s: "
+                    "no verdict"
+                )
+            try:
+                self.wait_episode(remaining)
+            except DrumsTimeout:
+                raise DrumsTimeout(
+                    f"the episode of {self.id} is still pending after {float(timeout):g} s: "
+                    "no verdict"
+                ) from None
 
     def reset(self) -> Episode:
         """Start a new episode from the task's image; answers it (pending: `wait_valid`)."""
@@ -378,14 +428,19 @@ class Slot:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def delete(self) -> bool:
-        """Delete the desktop. Idempotent: False when it was already gone."""
+    def delete(self, timeout: float | None = None) -> bool:
+        """Delete the desktop. Idempotent: False when it was already gone.
+
+        `timeout` bounds the whole call (retries included) in seconds; past it the last
+        error (or `DrumsTimeout`) is raised and the desktop's lease bounds it.
+        """
         if self._deleted:
             return False
         if self._session.closed:
             self._deleted = True  # the client's close deleted what it owned
             return False
-        deleted = self._session.delete_slot(self.id)
+        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
+        deleted = self._session.delete_slot(self.id, deadline)
         self._deleted = True
         return deleted
 

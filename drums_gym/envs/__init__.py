@@ -4,12 +4,15 @@ light `drums_gym.registration`, re-exported here)."""
 from ..registration import register_catalog, register_task
 from .desktop_env import DEFAULT_MAX_STEPS, DrumsDesktopEnv
 from .vector import DrumsForkVectorEnv, make_fork_vector
+from .vector_info import info_at, member_info
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
     "DrumsDesktopEnv",
     "DrumsForkVectorEnv",
+    "info_at",
     "make_fork_vector",
+    "member_info",
     "register_catalog",
     "register_task",
 ]

@@ -148,23 +148,26 @@ class EpisodeRunner:
                     f"action must be a str of pyautogui code or DONE/FAIL/WAIT, "
                     f"got {type(action).__name__}"
                 )
-            elif control in ("DONE", "FAIL"):
-                terminated = True
-            elif control == "WAIT":
-                time.sleep(self.wait_s)
             else:
+                # Every action reaches the host, control words too: the host records the
+                # episode's last action and scores FAIL as OSWorld does.
+                terminated = control in ("DONE", "FAIL")
                 try:
                     result = self.slot.step(action)
                     if result.episode.status == "invalid":
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:
-                    extra["action_error"] = exc.message
+                    if control is None:
+                        extra["action_error"] = exc.message
+                    # else a host from before control words: the word still acts here
                 except ValueError as exc:  # refused before sending (text that is not UTF-8)
                     extra["action_error"] = str(exc)
                 except InvalidRequest as exc:
                     extra["action_error"] = exc.message
                 except Conflict as exc:
                     self._flag(_reason_of(exc))
+                if control == "WAIT" and self.valid:
+                    time.sleep(self.wait_s)
             t_action = time.perf_counter() - start
             if not self.valid:
                 return self._end_invalid(_timings(t_action), extra)
@@ -196,7 +199,7 @@ class EpisodeRunner:
         assert self.slot is not None
         start = time.perf_counter()
         try:
-            reward = self.slot.verify(strict=False)
+            reward = self.slot.verify(strict=False, timeout=self.wait_timeout)
         except DrumsError as exc:
             self._flag(_reason_of(exc))
             extra["error"] = _describe(exc)

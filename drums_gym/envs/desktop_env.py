@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import string
+import sys
+import time
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..client import Client, DrumsError, Slot, connect
-from ..registration import DEFAULT_MAX_STEPS
+from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
+from ..registration import DEFAULT_MAX_STEPS, DefaultMaxSteps
 from ._episode import EpisodeRunner
+from ._time_limit import enclosing_time_limits
 
 if TYPE_CHECKING:
     from .vector import DrumsForkVectorEnv
 
-__all__ = ["DEFAULT_MAX_STEPS", "DrumsDesktopEnv", "action_space"]
+__all__ = ["DEFAULT_MAX_STEPS", "DefaultMaxSteps", "DrumsDesktopEnv", "action_space"]
+
+logger = logging.getLogger("drums_gym.envs")
 
 #: characters an action may hold: pyautogui code (printable ASCII, newlines, quotes)
 ACTION_CHARSET = string.printable
 MAX_ACTION_LENGTH = 4096
+#: the largest ``screen`` an env accepts, (width, height): 8K UHD
+MAX_SCREEN = (7680, 4320)
+#: tasks named in the error for an unknown task id
+_TASKS_SHOWN = 20
 
 
 def action_space() -> spaces.Text:
@@ -42,14 +52,38 @@ def _positive(name: str, value: Any, *, integer: bool = False) -> Any:
     return value
 
 
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _known_tasks(client: Client) -> str:
+    """``": it serves a, b, ..."`` for an error message (empty if the host cannot say)."""
+    try:
+        ids = sorted(t.short_id or t.id for t in client.tasks())
+    except DrumsError:
+        return ""
+    if not ids:
+        return ": it serves no tasks"
+    shown = ", ".join(ids[:_TASKS_SHOWN])
+    more = f" and {len(ids) - _TASKS_SHOWN} more" if len(ids) > _TASKS_SHOWN else ""
+    return f": it serves {len(ids)} tasks ({shown}{more})"
+
+
 class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     """A Drums desktop for one task: pyautogui strings in, screenshots out.
 
     ``reset`` creates the desktop (first call) or starts a new episode on it, and waits until
-    the episode's gates pass. ``step`` sends pyautogui code (``"DONE"``/``"FAIL"`` end the
-    episode, ``"WAIT"`` waits); the reward comes from the task checker when the episode
-    ends. An episode the host flags invalid ends with ``truncated=True`` and
-    ``info["valid"] = False``: its reward is a placeholder, not a score.
+    the episode's gates pass. ``step`` sends pyautogui code, or a control word, to the host
+    (``"DONE"``/``"FAIL"`` end the episode, ``"WAIT"`` waits; a last ``FAIL`` scores as
+    OSWorld does); the reward comes from the task checker when the episode ends, at the one
+    step limit (see ``max_steps``). An episode the host flags invalid ends with
+    ``truncated=True`` and ``info["valid"] = False``: its reward is a placeholder, not a
+    score. ``close`` is bounded by the client's ``close_timeout`` and never raises because
+    the host is gone.
 
     Args:
         task: task id, full or its first 8 characters (``"e0df059f"``).
@@ -58,13 +92,15 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         url, token: where to connect when no client is given.
         ttl: the desktop's lease in seconds.
         max_steps: steps per episode (default 15, as OSWorld); at the limit the env verifies
-            the episode and truncates it with the checker's score. With ``gym.make``, pass
-            ``max_steps=N``: Gymnasium's own ``max_episode_steps=N`` adds a TimeLimit that
-            cuts the episode without verifying it.
+            the episode and truncates it with the checker's score. Gymnasium's own limit
+            (``gym.make(..., max_episode_steps=N)``, or a ``TimeLimit`` wrapped by hand) is
+            the same limit: the env finds it at ``reset`` and verifies at that step (the
+            smaller of the two when both are given).
         render_mode: ``"rgb_array"`` or None.
         wait_timeout: seconds to wait for an episode's gates.
-        wait_s: seconds a ``"WAIT"`` action waits.
-        screen: ``(width, height)`` of the desktop (default: the task's).
+        wait_s: seconds a ``"WAIT"`` action waits (finite, >= 0).
+        screen: ``(width, height)`` of the desktop (default: the task's), at most
+            7680x4320.
         screenshot_format: ``"png"`` (what every Drums host serves), ``"raw"`` (uncompressed
             RGB, which the local host serves) or ``"auto"`` (the default: raw from a host on
             loopback that offers it, else PNG).
@@ -105,14 +141,21 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     ) -> None:
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a task id string, got {task!r}")
+        if not _is_utf8(task):
+            raise ValueError(f"task must be UTF-8 text (a task id), got {task!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         if max_steps is not None:
             _positive("max_steps", max_steps, integer=True)
         _positive("ttl", ttl)
         _positive("wait_timeout", wait_timeout)
-        if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s < 0:
-            raise ValueError(f"wait_s must be a number >= 0, got {wait_s!r}")
+        if (
+            isinstance(wait_s, bool)
+            or not isinstance(wait_s, (int, float))
+            or not math.isfinite(wait_s)
+            or wait_s < 0
+        ):
+            raise ValueError(f"wait_s must be a finite number of seconds >= 0, got {wait_s!r}")
         if screenshot_format not in ("auto", "png", "raw"):
             raise ValueError(
                 f"screenshot_format must be 'auto', 'png' or 'raw', got {screenshot_format!r}"
@@ -123,6 +166,13 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in screen)
         ):
             raise ValueError(f"screen must be a (width, height) pair of ints, got {screen!r}")
+        if screen is not None and not (
+            1 <= screen[0] <= MAX_SCREEN[0] and 1 <= screen[1] <= MAX_SCREEN[1]
+        ):
+            raise ValueError(
+                f"screen must be (width, height) with 1 <= width <= {MAX_SCREEN[0]} and "
+                f"1 <= height <= {MAX_SCREEN[1]}, got {tuple(screen)!r}"
+            )
         if client is not None and (url is not None or token is not None):
             raise ValueError("pass either client or url/token, not both")
 
@@ -130,10 +180,30 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         self.client: Client = client if client is not None else connect(url=url, token=token)
         try:
             info = self.client.task(task)
-        except DrumsError as exc:
+        except NotFound as exc:
+            known = _known_tasks(self.client)
             if self._owns_client:
                 self.client.close()
-            raise ValueError(f"task {task!r} is not known to the Drums host: {exc}") from exc
+            raise ValueError(
+                f"task {task!r} is not known to the Drums host at {self.client.url}{known}; "
+                "list its tasks with `drums-gym tasks` or Client.tasks()"
+            ) from exc
+        except Unauthorized as exc:
+            if self._owns_client:
+                self.client.close()
+            hint = (
+                f"the host at {self.client.url} refused the token: check DRUMS_TOKEN (or token=)"
+                if self.client.has_token
+                else f"no token was sent to {self.client.url}: set DRUMS_TOKEN (or token=)"
+            )
+            raise Unauthorized(
+                exc.status, exc.code, f"{exc.message}; {hint}", exc.details,
+                method=exc.method, path=exc.path,
+            ) from exc
+        except BaseException:  # ConnectError (naming the URL), timeouts...: as they are
+            if self._owns_client:
+                self.client.close()
+            raise
         self.task_id: str = info.id
         self.instruction: str = info.instruction
         width, height = screen or info.screen or (1920, 1080)
@@ -141,6 +211,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         self.render_mode = render_mode
         self.ttl = float(ttl)
         self._max_steps = max_steps
+        self._outer_limit: int | None = None  # a Gymnasium TimeLimit around this env
         self._wait_timeout = float(wait_timeout)
         self._wait_s = float(wait_s)
         self._format = (
@@ -158,8 +229,20 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     # ------------------------------------------------------------------ properties
     @property
     def max_steps(self) -> int:
-        """Steps per episode: the constructor's ``max_steps``, else 15."""
-        return self._max_steps if self._max_steps is not None else DEFAULT_MAX_STEPS
+        """Steps per episode, verified at the last one.
+
+        Gymnasium's limit when there is one (the smallest ``TimeLimit`` wrapping this env
+        when it was reset, else the spec's ``max_episode_steps``), or the constructor's
+        ``max_steps`` if that is smaller; else ``max_steps``; else 15 (OSWorld's).
+        """
+        spec_limit = self.spec.max_episode_steps if self.spec is not None else None
+        gym_limit = self._outer_limit or spec_limit  # where Gymnasium's TimeLimit cuts
+        own = self._max_steps
+        if gym_limit:
+            if own is not None and not isinstance(own, DefaultMaxSteps):
+                return min(int(own), int(gym_limit))
+            return int(gym_limit)
+        return int(own) if own is not None else DEFAULT_MAX_STEPS
 
     @property
     def slot(self) -> Slot | None:
@@ -173,6 +256,9 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         super().reset(seed=seed)
         if self._closed:
             raise RuntimeError("the env is closed")
+        # one step limit: verify where a Gymnasium TimeLimit around us will cut the episode
+        outer = enclosing_time_limits(self, sys._getframe(1))
+        self._outer_limit = min(outer) if outer else None
         new_episode = self._slot is not None
         if self._slot is None:
             self._slot = self.client.create(task=self.task_id, ttl=self.ttl, screen=self.screen)
@@ -210,18 +296,34 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         return self._runner.last_obs.copy()
 
     def close(self) -> None:
+        """Delete the desktop (and close the client the env made). Idempotent.
+
+        Bounded by the client's ``close_timeout`` (5 s by default) however the host answers;
+        never raises because the host is gone or hung: it logs one warning, and the
+        desktop's lease (``ttl``) bounds what is left.
+        """
         if self._closed:
             return
-        self._closed = True
-        try:
-            if self._slot is not None:
-                self._slot.delete()
-        finally:
-            self._slot = None
-            self._runner = None
-            if self._owns_client:
-                self.client.close()
+        errors = self._close_within(time.monotonic() + self.client.close_timeout)
+        warn_left_behind(self, errors, self.ttl)
         super().close()
+
+    def _close_within(self, deadline: float) -> list[DrumsError]:
+        """Close by ``deadline`` (monotonic); answer the failures instead of raising them
+        (a client the env made reports its own, once)."""
+        if self._closed:
+            return []
+        self._closed = True
+        slot, self._slot, self._runner = self._slot, None, None
+        errors: list[DrumsError] = []
+        if self._owns_client:  # it owns the desktop too: its close deletes it
+            self.client.close(timeout=max(0.0, deadline - time.monotonic()))
+        elif slot is not None:
+            try:
+                slot.delete(timeout=max(0.0, deadline - time.monotonic()))
+            except DrumsError as exc:
+                errors.append(exc)
+        return errors
 
     # ------------------------------------------------------------------ fork
     def fork_vector(self, n: int, **kwargs: Any) -> DrumsForkVectorEnv:
@@ -239,3 +341,15 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     def __repr__(self) -> str:
         slot = self._slot.id if self._slot is not None else None
         return f"<DrumsDesktopEnv task={self.task_id[:8]} slot={slot}>"
+
+
+def warn_left_behind(closing: object, errors: list[DrumsError], ttl: float | None = None) -> None:
+    """One warning for everything a close could not delete (the host is gone or hung)."""
+    if not errors:
+        return
+    lease = f" ({ttl:g} s)" if ttl else ""
+    logger.warning(
+        "drums-gym: closing %r left %d desktops or saved states undeleted (first: %s: %s); "
+        "their leases%s bound them",
+        closing, len(errors), type(errors[0]).__name__, errors[0], lease,
+    )

@@ -7,8 +7,8 @@ independent desktop with its own episode; a vector step costs about one child's 
 
 from __future__ import annotations
 
-import contextlib
 import math
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,7 +19,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
 from ._episode import FORK_FAILED, EpisodeRunner, StepOutcome
-from .desktop_env import DrumsDesktopEnv
+from .desktop_env import DefaultMaxSteps, DrumsDesktopEnv, warn_left_behind
 
 __all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
 
@@ -125,9 +125,15 @@ class DrumsForkVectorEnv(VectorEnv):
         runners += [self.parent.episode_runner(None, reason) for _ in range(count - len(slots))]
         return runners
 
-    def _delete_state(self, state: str) -> None:
-        with contextlib.suppress(DrumsError):  # else its idle lease bounds it
-            self.parent.client.delete_state(state)
+    def _delete_state(self, state: str, deadline: float | None = None) -> DrumsError | None:
+        """Delete a saved state we own; answer the failure (its idle lease bounds it)."""
+        try:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self.parent.client.delete_state(state, timeout=left)
+        except DrumsError as exc:
+            return exc
+        self._states.discard(state)
+        return None
 
     def _replace(self, indices: Sequence[int]) -> list[tuple[np.ndarray, dict[str, Any]]]:
         """Delete the children at ``indices``, fork new ones, start their episodes."""
@@ -248,16 +254,32 @@ class DrumsForkVectorEnv(VectorEnv):
         return [r.slot if r is not None else None for r in self._runners]
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Delete every child and owned saved state; close the parent if asked to."""
+        """Delete every child and owned saved state; close the parent if asked to.
+
+        Bounded by the client's ``close_timeout`` for everything together (children are
+        deleted concurrently); never raises because the host is gone or hung: one warning,
+        and leases bound what is left.
+        """
+        deadline = time.monotonic() + self.parent.client.close_timeout
+        errors: list[DrumsError] = []
         try:
-            self._map(lambda r: _delete(r.slot) if r is not None else None, self._runners)
-            for state in list(self._states) if not self.keep_state else []:
-                self._delete_state(state)
+            # a parent closing its own client deletes the children with everything else
+            if not (self.close_parent and self.parent._owns_client):
+                results = self._map(
+                    lambda r: _delete(r.slot, deadline) if r is not None else None,
+                    self._runners,
+                )
+                errors += [e for e in results if e is not None]
+                for state in list(self._states) if not self.keep_state else []:
+                    error = self._delete_state(state, deadline)
+                    if error is not None:
+                        errors.append(error)
         finally:
             self._runners = [None] * self.num_envs
             self._pool.shutdown(wait=True, cancel_futures=True)
             if self.close_parent:
-                self.parent.close()
+                errors += self.parent._close_within(deadline)
+            warn_left_behind(self, errors, self.ttl)
 
     def close(self, **kwargs: Any) -> None:
         if self._closed:
@@ -284,11 +306,15 @@ def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
     return AutoresetMode(value)
 
 
-def _delete(slot: Slot | None) -> None:
+def _delete(slot: Slot | None, deadline: float | None = None) -> DrumsError | None:
+    """Delete a child; answer the failure (already gone: its lease bounds anything else)."""
     if slot is None:
-        return
-    with contextlib.suppress(DrumsError):  # already gone; its lease bounds anything else
-        slot.delete()
+        return None
+    try:
+        slot.delete(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except DrumsError as exc:
+        return exc
+    return None
 
 
 def make_fork_vector(
@@ -305,9 +331,13 @@ def make_fork_vector(
 
     ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
     resets it (waiting for its gates), and forks it; closing the vector env closes both.
+    ``max_episode_steps`` and ``max_steps`` are one step limit (the smaller when both are
+    given), verified at that step, as with ``gym.make``.
     """
-    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): the env's own
-        env_kwargs["max_steps"] = max_episode_steps
+    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): one limit
+        own = env_kwargs.get("max_steps")
+        explicit = isinstance(own, int) and not isinstance(own, DefaultMaxSteps)
+        env_kwargs["max_steps"] = min(own, max_episode_steps) if explicit else max_episode_steps
     parent = DrumsDesktopEnv(task=task, **env_kwargs)
     try:
         parent.reset()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.vector_info import info_at, member_info
 from ._tally import info_score, info_validity
 
 __all__ = ["column", "info_at", "member_info", "validity"]
@@ -39,32 +40,4 @@ def validity(infos: Mapping[str, Any], n: int) -> list[tuple[bool, str | None, f
         info = {key: columns[key][i][1] for key in keys if columns[key][i][0]}
         valid, reason = info_validity(info)
         out.append((valid, reason, info_score(info)))
-    return out
-
-
-def info_at(infos: Mapping[str, Any], key: str, i: int, default: Any = None) -> Any:
-    """Sub-env ``i``'s ``key`` in Gymnasium vector infos (``key`` with its ``_key`` mask)."""
-    if key not in infos:
-        return default
-    mask = infos.get(f"_{key}")
-    if mask is not None and not bool(np.asarray(mask)[i]):
-        return default
-    values = infos[key]
-    if isinstance(values, Mapping):  # a nested dict of per-key arrays
-        return {k: info_at(values, k, i) for k in values if not str(k).startswith("_")}
-    value = values[i]
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def member_info(infos: Mapping[str, Any], i: int, *, keep_none: bool = False) -> dict[str, Any]:
-    """Sub-env ``i``'s info, as a single env would give it, from Gymnasium vector infos:
-    the keys whose ``_key`` mask is set for ``i`` (None values dropped unless ``keep_none``)."""
-    missing = object()
-    out: dict[str, Any] = {}
-    for key in infos:
-        if str(key).startswith("_"):
-            continue
-        value = info_at(infos, key, i, missing)
-        if value is not missing and (keep_none or value is not None):
-            out[key] = value
     return out
