@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .bash.glob import collate_key
+from .bash.globbing import collate_key
 
 if TYPE_CHECKING:
     from .desktop import Desktop

@@ -5,10 +5,12 @@ from __future__ import annotations
 from .cmd_files import join_path, missing_operand, walk
 from .context import USER, Ctx, owner_of
 from .modes import parse_mode
+from .registry import command
 
-__all__ = ["CHMOD_COMMANDS"]
+__all__: list[str] = []
 
 
+@command("chmod")
 def chmod(ctx: Ctx, args: list[str]) -> int:
     flags: set[str] = set()
     spec: str | None = None
@@ -55,4 +57,3 @@ def chmod(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-CHMOD_COMMANDS = {"chmod": chmod}

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from ..fs import FileSystem
 from .context import Ctx
 from .modes import UMASK, parse_mode
-from .opts import BadOption, parse_opts, usage_error
+from .registry import Args, Opts, command
 
-__all__ = ["FILE_COMMANDS", "join_path", "missing_operand", "walk"]
+__all__ = ["join_path", "missing_operand", "walk"]
 
 
 
@@ -49,12 +49,10 @@ def _why(ctx: Ctx, path: str) -> str:
     return "Permission denied" if not ctx.may_change(path) else ""
 
 
-def mkdir(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, vals = parse_opts("mkdir", args, "pvm", {"parents": "p", "verbose": "v",
-                                                             "mode": "m"}, with_value="m")
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("mkdir", opts=Opts("pvm", {"parents": "p", "verbose": "v", "mode": "m"},
+                            with_value="m"))
+def mkdir(ctx: Ctx, a: Args) -> int:
+    flags, ops, vals = a.flags, a.operands, a.values
     if not ops:
         return missing_operand(ctx, "mkdir")
     mode = None
@@ -97,11 +95,9 @@ def mkdir(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def rmdir(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("rmdir", args, "pv", {"parents": "p", "verbose": "v"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("rmdir", opts=Opts("pv", {"parents": "p", "verbose": "v"}))
+def rmdir(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         return missing_operand(ctx, "rmdir")
     status = 0
@@ -126,11 +122,9 @@ def rmdir(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def touch(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("touch", args, "cam", {"no-create": "c"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("touch", opts=Opts("cam", {"no-create": "c"}))
+def touch(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         ctx.err("touch: missing file operand\nTry 'touch --help' for more information.")
         return 1
@@ -171,12 +165,9 @@ def _targets(ctx: Ctx, prog: str, ops: list[str], flags: set[str]) -> list[tuple
     return [(s, join_path(dest, _base(s)) if into else dest) for s in srcs]
 
 
-def mv(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("mv", args, "finvTu", {"force": "f", "no-clobber": "n",
-                                                          "verbose": "v"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("mv", opts=Opts("finvTu", {"force": "f", "no-clobber": "n", "verbose": "v"}))
+def mv(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     pairs = _targets(ctx, "mv", ops, flags)
     if pairs is None:
         return 1
@@ -213,13 +204,11 @@ def mv(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def cp(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("cp", args, "rRafinvpTu", {
-            "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
-            "preserve": "p"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("cp", opts=Opts("rRafinvpTu", {
+    "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
+    "preserve": "p"}))
+def cp(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     pairs = _targets(ctx, "cp", ops, flags)
     if pairs is None:
         return 1
@@ -282,13 +271,11 @@ def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> in
     return status
 
 
-def rm(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("rm", args, "rRfidv", {
-            "recursive": "r", "force": "f", "dir": "d", "verbose": "v", "interactive": "i",
-            "no-preserve-root": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("rm", opts=Opts("rRfidv", {
+    "recursive": "r", "force": "f", "dir": "d", "verbose": "v", "interactive": "i",
+    "no-preserve-root": ""}))
+def rm(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         return 0 if "f" in flags else missing_operand(ctx, "rm")
     recursive = bool(flags & {"r", "R"})
@@ -324,4 +311,3 @@ def rm(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-FILE_COMMANDS = {"mkdir": mkdir, "rmdir": rmdir, "touch": touch, "mv": mv, "cp": cp, "rm": rm}

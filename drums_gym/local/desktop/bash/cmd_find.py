@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .context import Ctx
-from .glob import match
+from .globbing import match
+from .registry import command
 
-__all__ = ["FIND_COMMANDS"]
+__all__: list[str] = []
 
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-wholename", "-ipath", "-type", "-perm",
                    "-newer", "-user", "-group", "-size"}
@@ -216,6 +217,7 @@ class _Finder:
             self.ctx.out(shown + "\n")
 
 
+@command("find")
 def find(ctx: Ctx, args: list[str]) -> int:
     k = 0
     while k < len(args) and args[k] in ("-H", "-L", "-P"):
@@ -256,4 +258,3 @@ def _exec_batches(node: _Node) -> list[_Node]:
     return [n for kid in node.kids for n in _exec_batches(kid)]
 
 
-FIND_COMMANDS = {"find": find}

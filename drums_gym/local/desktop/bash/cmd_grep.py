@@ -7,9 +7,9 @@ import re
 from .cmd_files import walk
 from .cmd_text import read_text
 from .context import Ctx
-from .opts import BadOption, parse_opts, usage_error
+from .registry import Args, Opts, command
 
-__all__ = ["GREP_COMMANDS"]
+__all__: list[str] = []
 
 
 def _bre(pattern: str) -> str:
@@ -26,27 +26,14 @@ def _bre(pattern: str) -> str:
     return "".join(out)
 
 
-def grep(ctx: Ctx, args: list[str]) -> int:
-    patterns: list[str] = []
-    rest: list[str] = []
-    k = 0
-    while k < len(args):
-        if args[k] == "-e" and k + 1 < len(args):
-            patterns.append(args[k + 1])
-            k += 2
-            continue
-        if args[k].startswith("-e") and len(args[k]) > 2:
-            patterns.append(args[k][2:])
-        else:
-            rest.append(args[k])
-        k += 1
-    try:
-        flags, ops, _ = parse_opts("grep", rest, "ivncrRlLwxEFoqhHs", {
-            "ignore-case": "i", "invert-match": "v", "line-number": "n", "count": "c",
-            "recursive": "r", "files-with-matches": "l", "word-regexp": "w",
-            "extended-regexp": "E", "fixed-strings": "F", "quiet": "q", "color": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("grep", "egrep", opts=Opts("ivncrRlLwxEFoqhHse", {
+    "ignore-case": "i", "invert-match": "v", "line-number": "n", "count": "c",
+    "recursive": "r", "files-with-matches": "l", "word-regexp": "w", "extended-regexp": "E",
+    "fixed-strings": "F", "quiet": "q", "color": "", "regexp": "e"}, with_value="e",
+    usage_status=2))
+def grep(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
+    patterns = list(a.all_values.get("e", []))
     if not patterns and ops:
         patterns, ops = [ops[0]], ops[1:]
     if not patterns:
@@ -112,4 +99,3 @@ def _grep_files(ctx: Ctx, ops: list[str], recursive: bool) -> list[str]:
     return out
 
 
-GREP_COMMANDS = {"grep": grep, "egrep": grep}

@@ -7,10 +7,10 @@ import stat as stat_mod
 from datetime import datetime, timezone
 
 from .context import Ctx, owner_of, shell_quote
-from .glob import collate_key
-from .opts import BadOption, parse_opts, usage_error
+from .globbing import collate_key
+from .registry import Args, Opts, command
 
-__all__ = ["LS_COMMANDS", "columns", "mode_string"]
+__all__ = ["columns", "mode_string"]
 
 _SIX_MONTHS = 15_778_476  # seconds, as coreutils counts them
 
@@ -160,13 +160,11 @@ class _Lister:
                          f"{r[5]} {r[6]}\n")
 
 
-def ls(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("ls", args, "aAlLh1drtSRF", {
-            "all": "a", "almost-all": "A", "human-readable": "h", "directory": "d",
-            "reverse": "r", "recursive": "R", "color": "", "group-directories-first": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("ls", "dir", opts=Opts("aAlLh1drtSRF", {
+    "all": "a", "almost-all": "A", "human-readable": "h", "directory": "d", "reverse": "r",
+    "recursive": "R", "color": "", "group-directories-first": ""}, usage_status=2))
+def ls(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     lister = _Lister(ctx, flags)
     fs = ctx.fs
     status = 0
@@ -206,4 +204,3 @@ def ls(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-LS_COMMANDS = {"ls": ls, "dir": ls}

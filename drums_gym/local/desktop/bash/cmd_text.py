@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from .context import Ctx
-from .glob import collate_key
-from .opts import BadOption, parse_opts, usage_error
+from .globbing import collate_key
+from .registry import Args, Opts, command
 
-__all__ = ["TEXT_COMMANDS", "backslash_escapes", "printf_format", "read_text"]
+__all__ = ["backslash_escapes", "printf_format", "read_text"]
 
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "e": "\x1b",
                    "E": "\x1b", "f": "\f", "r": "\r", "v": "\v", '"': '"', "'": "'"}
@@ -50,6 +50,7 @@ def backslash_escapes(s: str, echo: bool = False) -> tuple[str, bool]:
     return "".join(out), False
 
 
+@command("echo", builtin=True, program=True)
 def echo(ctx: Ctx, args: list[str]) -> int:
     newline, escapes = True, False
     while args and re.fullmatch(r"-[neE]+", args[0]):
@@ -128,6 +129,7 @@ def _convert(flags: str, width: str | None, prec: str | None, conv: str, arg: st
     return (spec + conv) % float(num)
 
 
+@command("printf", builtin=True, program=True)
 def printf(ctx: Ctx, args: list[str]) -> int:
     if args[:1] == ["--"]:
         args = args[1:]
@@ -157,11 +159,9 @@ def read_text(ctx: Ctx, prog: str, arg: str) -> str | None:
     return None
 
 
-def cat(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("cat", args, "nbAEs", {"number": "n"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("cat", opts=Opts("nbAEs", {"number": "n"}))
+def cat(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     status, n = 0, 0
     for arg in ops or ["-"]:
         text = read_text(ctx, "cat", arg)
@@ -179,13 +179,12 @@ def cat(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def _head_tail(ctx: Ctx, args: list[str], tail: bool) -> int:
+_HEAD_TAIL = Opts("nqvcf", {"lines": "n"}, with_value="nc", number="n")
+
+
+def _head_tail(ctx: Ctx, a: Args, tail: bool) -> int:
     prog = "tail" if tail else "head"
-    args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in args]
-    try:
-        _, ops, vals = parse_opts(prog, args, "nqvcf", {"lines": "n"}, with_value="nc")
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+    ops, vals = a.operands, a.values
     raw = vals.get("n", "10")
     from_start = tail and raw.startswith("+")
     count_text = raw.lstrip("+-")
@@ -218,20 +217,19 @@ def _head_tail(ctx: Ctx, args: list[str], tail: bool) -> int:
     return status
 
 
-def head(ctx: Ctx, args: list[str]) -> int:
-    return _head_tail(ctx, args, tail=False)
+@command("head", opts=_HEAD_TAIL)
+def head(ctx: Ctx, a: Args) -> int:
+    return _head_tail(ctx, a, tail=False)
 
 
-def tail(ctx: Ctx, args: list[str]) -> int:
-    return _head_tail(ctx, args, tail=True)
+@command("tail", opts=_HEAD_TAIL)
+def tail(ctx: Ctx, a: Args) -> int:
+    return _head_tail(ctx, a, tail=True)
 
 
-def wc(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("wc", args, "lwcm", {"lines": "l", "words": "w",
-                                                         "bytes": "c", "chars": "m"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("wc", opts=Opts("lwcm", {"lines": "l", "words": "w", "bytes": "c", "chars": "m"}))
+def wc(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     which = [f for f in "lwmc" if f in flags] or ["l", "w", "c"]
     rows: list[tuple[list[int], str]] = []
     status = 0
@@ -256,11 +254,9 @@ def wc(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def sort(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("sort", args, "rnuf", {"reverse": "r", "unique": "u"})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("sort", opts=Opts("rnuf", {"reverse": "r", "unique": "u"}, usage_status=2))
+def sort(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     lines: list[str] = []
     for arg in ops or ["-"]:
         text = read_text(ctx, "sort", arg)
@@ -282,11 +278,9 @@ def sort(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def uniq(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("uniq", args, "cdu", {"count": "c"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("uniq", opts=Opts("cdu", {"count": "c"}))
+def uniq(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     text = read_text(ctx, "uniq", ops[0] if ops else "-")
     if text is None:
         return 1
@@ -303,11 +297,9 @@ def uniq(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def tee(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("tee", args, "a", {"append": "a"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("tee", opts=Opts("a", {"append": "a"}))
+def tee(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     data = ctx.io.stdin
     status = 0
     for arg in ops:
@@ -326,5 +318,3 @@ def tee(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-TEXT_COMMANDS = {"echo": echo, "printf": printf, "cat": cat, "head": head, "tail": tail,
-                 "wc": wc, "sort": sort, "uniq": uniq, "tee": tee}

@@ -15,6 +15,7 @@ from ..fs import HOME, FileSystem
 
 if TYPE_CHECKING:
     from .interp import Interpreter
+    from .registry import Registry
     from .state import ShellState
 
 __all__ = ["IO", "Ctx", "owner_of", "shell_quote"]
@@ -64,6 +65,11 @@ class Ctx:
     @property
     def fs(self) -> FileSystem:
         return self.interp.state.fs
+
+    @property
+    def commands(self) -> Registry:
+        """The commands this shell runs (``type``, ``which``, ``sudo`` look names up here)."""
+        return self.interp.commands
 
     @property
     def cwd(self) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..fs import HOME, FileSystem
-from . import glob
+from .globbing import expand as expand_pattern
 from .nodes import Part, Word
 
 __all__ = ["Expander", "ExpansionError", "brace_expand"]
@@ -151,7 +151,7 @@ class Expander:
             if not f.real:
                 continue
             if f.magic and globbing:
-                matches = glob.expand(self.fs, self.cwd, "".join(f.pattern))
+                matches = expand_pattern(self.fs, self.cwd, "".join(f.pattern))
                 if matches:
                     result.extend(matches)
                     continue

@@ -1,7 +1,7 @@
 """The interpreter: runs parsed command lines against a `ShellState`.
 
 Nothing here touches the real machine: commands are Python functions over the
-simulated `FileSystem` (see `commands.COMMANDS`).
+simulated `FileSystem`, looked up in the interpreter's `registry.Registry`.
 """
 
 from __future__ import annotations
@@ -14,28 +14,15 @@ from .expand import Expander, ExpansionError
 from .lexer import BashSyntaxError, Incomplete
 from .nodes import AndOr, Command, For, If, Pipeline, Redirect, Seq, Simple, While
 from .parser import parse
+from .registry import Registry
+from .scripts import run_path
+from .signals import BreakLoop, ExitShell
 from .state import ShellState
 
 __all__ = ["BreakLoop", "CommandLimit", "ExitShell", "Interpreter"]
 
 MAX_COMMANDS = 50_000  # per submitted line: a runaway loop is cut short, not hung
 MAX_LOOP = 10_000
-
-
-class ExitShell(Exception):
-    """``exit``: the shell (and its terminal) ends with ``status``."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-class BreakLoop(Exception):
-    """``break``/``continue`` (``cont``) unwinding ``levels`` loops."""
-
-    def __init__(self, levels: int, cont: bool) -> None:
-        super().__init__(levels)
-        self.levels, self.cont = levels, cont
 
 
 class CommandLimit(Exception):
@@ -49,8 +36,9 @@ class _RedirectError(Exception):
 class Interpreter:
     """Runs commands for one line; ``state`` persists across lines."""
 
-    def __init__(self, state: ShellState) -> None:
+    def __init__(self, state: ShellState, commands: Registry) -> None:
         self.state = state
+        self.commands = commands
         self.count = 0
         self.subst_status: int | None = None
 
@@ -97,8 +85,6 @@ class Interpreter:
 
     def run_argv(self, argv: list[str], io: IO, root: bool = False) -> int:
         """Run one command by name (also what ``sudo``, ``xargs`` and ``find -exec`` use)."""
-        from .commands import COMMANDS, run_path
-
         self.count += 1
         if self.count > MAX_COMMANDS:
             raise CommandLimit
@@ -106,9 +92,9 @@ class Interpreter:
             return 0
         name = argv[0]
         ctx = Ctx(self, io, root)
-        fn = COMMANDS.get(name)
+        fn = self.commands.get(name)
         if fn is None and name.rsplit("/", 1)[0] in ("/bin", "/usr/bin", "/usr/local/bin"):
-            fn = COMMANDS.get(name.rsplit("/", 1)[1])
+            fn = self.commands.get(name.rsplit("/", 1)[1])
         if fn is not None:
             return fn(ctx, argv[1:])
         if "/" in name:

@@ -18,11 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..fs import HOME, FileSystem
+from .commands import standard_commands
 from .context import HOST, IO, USER
-from .interp import CommandLimit, ExitShell, Interpreter
+from .interp import CommandLimit, Interpreter
 from .lexer import BashSyntaxError, Incomplete, tokenize
 from .nodes import Command, For, Group, If, Pipeline, Seq, Simple, While, word_text
 from .parser import parse
+from .signals import ExitShell
 from .state import ShellState
 
 __all__ = ["PASSWORD", "BashSession", "Reply"]
@@ -171,7 +173,7 @@ class BashSession:
     def _run(self, seq: Seq, item: int, part: int, status: int | None = None) -> Reply:
         sink: list[str] = []
         io = IO("", sink, sink, True)
-        interp = Interpreter(self.state)
+        interp = Interpreter(self.state, standard_commands())
         st = self.state
         if status is not None:
             st.status = status
