@@ -20,7 +20,7 @@ def chmod(ctx: Ctx, args: list[str]) -> int:
             spec = a
         elif a in ("-R", "--recursive", "-v", "--verbose", "-c", "--changes", "-f", "--silent"):
             flags.add(a.lstrip("-")[0].upper() if a in ("-R", "--recursive") else a.lstrip("-")[0])
-        elif a.startswith("-") and len(a) > 1 and spec is None and not a[1:].isdigit():
+        elif a.startswith("-") and len(a) > 1 and spec is None and not a[1:].isdecimal():
             ctx.err(f"chmod: invalid option -- '{a[1]}'\nTry 'chmod --help' for more information.")
             return 1
         elif spec is None:

@@ -3,14 +3,17 @@ break/continue, source, bash -c / bash FILE."""
 
 from __future__ import annotations
 
+import re
+
 from .context import Ctx
 from .registry import command
 from .scripts import run_script
 from .signals import BreakLoop, ExitShell
 
-__all__ = ["SUDO_TIMEOUT"]
+__all__ = ["MAX_SOURCE_NESTING", "SUDO_TIMEOUT"]
 
 SUDO_TIMEOUT = 15 * 60.0  # seconds of simulated time a sudo password is remembered
+MAX_SOURCE_NESTING = 32  # bash's sourcenest_max, set (Ubuntu's bash has none and crashes)
 
 
 @command("cd", builtin=True)
@@ -48,7 +51,7 @@ def pwd(ctx: Ctx, args: list[str]) -> int:
 
 @command("exit", "logout", builtin=True)
 def exit_(ctx: Ctx, args: list[str]) -> int:
-    if args and not args[0].lstrip("-").isdigit():
+    if args and not args[0].lstrip("-").isdecimal():
         ctx.err(f"bash: exit: {args[0]}: numeric argument required")
         raise ExitShell(2)
     raise ExitShell(int(args[0]) & 0xFF if args else ctx.state.status)
@@ -65,7 +68,7 @@ def export(ctx: Ctx, args: list[str]) -> int:
         return 0
     for a in names:
         name, eq, value = a.partition("=")
-        if not name.replace("_", "a").isalnum() or name[0].isdigit():
+        if not name.replace("_", "a").isalnum() or name[0].isdecimal():
             ctx.err(f"bash: export: `{a}': not a valid identifier")
             return 1
         if eq:
@@ -186,7 +189,7 @@ def _test(ctx: Ctx, args: list[str], prog: str) -> int:
                     "-gt": int.__gt__, "-ge": int.__ge__}
             if op in ints:
                 for v in (x, y):
-                    if not v.strip().lstrip("-").isdigit():
+                    if not v.strip().lstrip("-").isdecimal():
                         raise ValueError(f"{v}: integer expression expected")
                 return bool(ints[op](int(x), int(y)))
         raise ValueError(f"{a[0]}: unary operator expected" if len(a) == 2 else
@@ -220,14 +223,31 @@ def read(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def _loop_control(ctx: Ctx, args: list[str], name: str, cont: bool) -> int:
+    if len(args) > 1:
+        ctx.err(f"bash: {name}: too many arguments")
+        return 1
+    if args and not re.fullmatch(r"-?[0-9]+", args[0]):
+        ctx.err(f"bash: {name}: {args[0]}: numeric argument required")
+        return 128
+    levels = int(args[0]) if args else 1
+    if levels < 1:
+        ctx.err(f"bash: {name}: {args[0]}: loop count out of range")
+        return 1
+    if not ctx.interp.loops:
+        ctx.err(f"bash: {name}: only meaningful in a `for', `while', or `until' loop")
+        return 0
+    raise BreakLoop(levels, cont)
+
+
 @command("break", builtin=True)
 def break_(ctx: Ctx, args: list[str]) -> int:
-    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, False)
+    return _loop_control(ctx, args, "break", cont=False)
 
 
 @command("continue", builtin=True)
 def continue_(ctx: Ctx, args: list[str]) -> int:
-    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, True)
+    return _loop_control(ctx, args, "continue", cont=True)
 
 
 @command("source", ".", builtin=True)
@@ -239,7 +259,15 @@ def source(ctx: Ctx, args: list[str]) -> int:
     if not ctx.fs.is_file(p):
         ctx.err(f"bash: {args[0]}: No such file or directory")
         return 1
-    return ctx.interp.run_source(ctx.fs.read_file(p).decode(errors="replace"), ctx.io)
+    interp = ctx.interp
+    if interp.sources >= MAX_SOURCE_NESTING:
+        ctx.err(f"bash: {args[0]}: maximum source nesting level exceeded ({MAX_SOURCE_NESTING})")
+        return 1
+    interp.sources += 1
+    try:
+        return interp.run_source(ctx.fs.read_file(p).decode(errors="replace"), ctx.io)
+    finally:
+        interp.sources -= 1
 
 
 @command("bash", "sh")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...budget import charge, charge_bytes
 from ..fs import FileSystem
 from .context import Ctx
 from .modes import UMASK, parse_mode
@@ -14,11 +15,15 @@ __all__ = ["join_path", "missing_operand", "walk"]
 
 
 def walk(fs: FileSystem, path: str) -> Iterator[str]:
-    """``path`` and everything below it, parents first, names in sorted order."""
-    yield path
-    if fs.is_dir(path):
-        for name in fs.listdir(path):
-            yield from walk(fs, f"{path.rstrip('/')}/{name}")
+    """``path`` and everything below it, parents first, names in sorted order (iterative:
+    any depth; every entry charges the work budget)."""
+    stack = [path]
+    while stack:
+        p = stack.pop()
+        charge()
+        yield p
+        if fs.is_dir(p):
+            stack.extend(f"{p.rstrip('/')}/{name}" for name in reversed(fs.listdir(p)))
 
 
 def _base(arg: str) -> str:
@@ -234,6 +239,7 @@ def cp(ctx: Ctx, a: Args) -> int:
 
 
 def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> int:
+    charge()
     fs = ctx.fs
     keep = bool(flags & {"p", "a"})
     mode = ctx.mode(sp)
@@ -249,7 +255,9 @@ def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> in
             ctx.err(f"cp: cannot {what}: {why or 'Permission denied'}")
             return 1
         new_mode = mode if keep else (None if fs.exists(dp) else mode & ~UMASK)
-        fs.write_file(dp, fs.read_file(sp), mode=new_mode)
+        data = fs.read_file(sp)
+        charge_bytes(len(data))
+        fs.write_file(dp, data, mode=new_mode)
         if "v" in flags:
             ctx.out(f"'{src}' -> '{dst}'\n")
         return 0

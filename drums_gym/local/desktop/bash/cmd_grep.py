@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
+from ...budget import charge
 from .cmd_files import walk
 from .cmd_text import read_text
 from .context import Ctx
+from .regexes import RegexError, compile_regex, escape
 from .registry import Args, Opts, command
 
 __all__: list[str] = []
@@ -40,16 +40,16 @@ def grep(ctx: Ctx, a: Args) -> int:
         ctx.err("Usage: grep [OPTION]... PATTERNS [FILE]...\n"
                 "Try 'grep --help' for more information.")
         return 2
-    src = "|".join(f"(?:{re.escape(p) if 'F' in flags else (p if 'E' in flags else _bre(p))})"
+    src = "|".join(f"(?:{escape(p) if 'F' in flags else (p if 'E' in flags else _bre(p))})"
                    for p in patterns)
     if "w" in flags:
         src = rf"\b(?:{src})\b"
     if "x" in flags:
         src = rf"^(?:{src})$"
     try:
-        rx = re.compile(src, re.IGNORECASE if "i" in flags else 0)
-    except re.error:
-        ctx.err("grep: Unmatched ( or \\(")
+        rx = compile_regex(src, "i" in flags)
+    except RegexError as exc:
+        ctx.err(f"grep: {exc}")
         return 2
     files = _grep_files(ctx, ops, bool(flags & {"r", "R"}))
     show_name = ("H" in flags or len(files) > 1 or bool(flags & {"r", "R"})) and "h" not in flags
@@ -61,6 +61,7 @@ def grep(ctx: Ctx, a: Args) -> int:
             continue
         hits = 0
         for n, line in enumerate(text.splitlines(), start=1):
+            charge(1 + len(line) // 4096)
             if bool(rx.search(line)) == ("v" in flags):
                 continue
             hits += 1

@@ -6,6 +6,7 @@ import math
 import stat as stat_mod
 from datetime import datetime, timezone
 
+from ...budget import charge
 from .context import Ctx, owner_of, shell_quote
 from .globbing import collate_key
 from .registry import Args, Opts, command
@@ -119,6 +120,7 @@ class _Lister:
 
     def emit(self, items: list[tuple[str, str]], total: bool) -> None:
         ctx = self.ctx
+        charge(1 + len(items))
         self.batch = [n for n, _ in items]
         if "l" in self.flags:
             if total:

@@ -3,9 +3,11 @@ type/which, true/false."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from datetime import datetime, timezone
 
+from ...budget import charge
 from .context import USER, Ctx
 from .registry import command
 
@@ -16,9 +18,9 @@ __all__: list[str] = []
 def xargs(ctx: Ctx, args: list[str]) -> int:
     per, repl = 0, None
     while args and args[0].startswith("-"):
-        if args[0] == "-n" and len(args) > 1 and args[1].isdigit():
+        if args[0] == "-n" and len(args) > 1 and args[1].isdecimal():
             per, args = int(args[1]), args[2:]
-        elif args[0].startswith("-n") and args[0][2:].isdigit():
+        elif args[0].startswith("-n") and args[0][2:].isdecimal():
             per, args = int(args[0][2:]), args[1:]
         elif args[0] == "-I" and len(args) > 1:
             repl, args = args[1], args[2:]
@@ -52,21 +54,28 @@ def xargs(ctx: Ctx, args: list[str]) -> int:
 
 @command("seq")
 def seq(ctx: Ctx, args: list[str]) -> int:
-    try:
-        nums = [int(a) for a in args]
-    except ValueError:
-        ctx.err(f"seq: invalid floating point argument: ‘{args[0] if args else ''}’")
-        return 1
+    nums: list[int] = []
+    for a in args:
+        if not re.fullmatch(r"[-+]?[0-9]+", a.strip()):
+            ctx.err(f"seq: invalid floating point argument: ‘{a}’\n"
+                    "Try 'seq --help' for more information.")
+            return 1
+        nums.append(int(a))
     if not 1 <= len(nums) <= 3:
-        ctx.err("seq: missing operand\nTry 'seq --help' for more information.")
+        ctx.err("seq: missing operand\nTry 'seq --help' for more information." if not nums
+                else f"seq: extra operand ‘{args[3]}’\nTry 'seq --help' for more information.")
         return 1
     first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (
         (nums[0], 1, nums[1]) if len(nums) == 2 else tuple(nums))
     if step == 0:
-        ctx.err("seq: invalid Zero increment value: ‘0’")
+        ctx.err(f"seq: invalid Zero increment value: ‘{args[1]}’\n"
+                "Try 'seq --help' for more information.")
         return 1
-    values = range(first, last + (1 if step > 0 else -1), step)
-    ctx.out("".join(f"{v}\n" for v in list(values)[:100_000]))
+    count = max(0, (last - first) // step + 1)
+    # made and charged in chunks: ``seq 1 1e20`` stops at the budget with little in memory
+    for start in range(0, count, 4096):
+        charge(min(4096, count - start))
+        ctx.out("".join(f"{first + step * k}\n" for k in range(start, min(count, start + 4096))))
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ...budget import charge, charge_bytes
 from .context import Ctx
 from .globbing import collate_key
 from .registry import Args, Opts, command
@@ -101,16 +102,41 @@ def printf_format(fmt: str, args: list[str]) -> tuple[str, list[str]]:
             return "".join(out), errors
 
 
-def _convert(flags: str, width: str | None, prec: str | None, conv: str, arg: str | None,
-             errors: list[str]) -> str:
-    spec = "%" + flags + (width or "") + (f".{prec}" if prec is not None else "")
-    if conv in "sb":
+_INT_MAX = 2**31 - 1  # bash's printf takes widths and precisions as C ints
+
+
+def _field_number(text: str | None, errors: list[str]) -> int | None:
+    """A width or precision (from the format or a ``*`` argument); None when absent."""
+    if text is None:
+        return None
+    try:
+        return int(text.strip() or "0")
+    except ValueError:
+        errors.append(f"printf: {text}: invalid number")
+        return 0
+
+
+def _convert(flags: str, width_text: str | None, prec_text: str | None, conv: str,
+             arg: str | None, errors: list[str]) -> str:
+    width = _field_number(width_text, errors)
+    prec = _field_number(prec_text, errors)
+    if width is not None and width < 0:
+        flags, width = flags + "-", -width
+    if (width or 0) > _INT_MAX or (prec or 0) > _INT_MAX:
+        return ""  # bash's printf prints nothing for a field no C int can size
+    if prec is not None and prec < 0:
+        prec = None
+    spec = "%" + flags + (str(width) if width is not None else "") + (
+        f".{prec}" if prec is not None else "")
+    if conv in "sbc":
         value = arg or ""
         if conv == "b":
             value = backslash_escapes(value, echo=True)[0]
+        elif conv == "c":
+            value = value[:1]
+        shown = min(len(value), prec) if prec is not None and conv != "c" else len(value)
+        charge_bytes(max(width or 0, shown))
         return (spec + "s") % value
-    if conv == "c":
-        return (spec + "s") % ((arg or "")[:1])
     raw = (arg or "0").strip()
     try:
         if raw[:1] in "'\"" and len(raw) > 1:
@@ -122,11 +148,17 @@ def _convert(flags: str, width: str | None, prec: str | None, conv: str, arg: st
     except ValueError:
         errors.append(f"printf: {raw}: invalid number")
         num = 0
+    # what the conversion can make: the width, or the precision's digits and a few more
+    charge_bytes(max(width or 0, (prec or 0) + 32))
+    if conv in "fFeEgG":
+        return (spec + conv) % float(num)
+    n = int(num)
+    if not -2**63 <= n < 2**63:
+        errors.append(f"printf: warning: {raw}: Numerical result out of range")
+        n = 2**63 - 1 if n > 0 else -2**63
     if conv in "diu":
-        return (spec + "d") % int(num)
-    if conv in "oxX":
-        return (spec + conv) % int(num)
-    return (spec + conv) % float(num)
+        return (spec + "d") % (n & (2**64 - 1) if conv == "u" else n)
+    return (spec + conv) % (n & (2**64 - 1))
 
 
 @command("printf", builtin=True, program=True)
@@ -170,6 +202,7 @@ def cat(ctx: Ctx, a: Args) -> int:
             continue
         if "n" in flags:
             lines = text.splitlines(keepends=True)
+            charge(len(lines))
             out = []
             for line in lines:
                 n += 1
@@ -188,7 +221,7 @@ def _head_tail(ctx: Ctx, a: Args, tail: bool) -> int:
     raw = vals.get("n", "10")
     from_start = tail and raw.startswith("+")
     count_text = raw.lstrip("+-")
-    if not count_text.isdigit():
+    if not count_text.isdecimal():
         ctx.err(f"{prog}: invalid number of lines: ‘{raw}’")
         return 1
     count = int(count_text)
@@ -203,7 +236,7 @@ def _head_tail(ctx: Ctx, a: Args, tail: bool) -> int:
             ctx.out(("\n" if k else "") + f"==> {'standard input' if arg == '-' else arg} <==\n")
         if "c" in vals:
             raw_c = vals["c"].lstrip("+-")
-            n = int(raw_c) if raw_c.isdigit() else 0
+            n = int(raw_c) if raw_c.isdecimal() else 0
             data = text.encode()
             ctx.out((data[-n:] if tail and n else (b"" if tail else data[:n])).decode(
                 errors="replace"))
@@ -313,6 +346,7 @@ def tee(ctx: Ctx, a: Args) -> int:
             status = 1
             continue
         old = fs.read_file(p) if "a" in flags and fs.is_file(p) else b""
+        charge_bytes(len(data))
         fs.write_file(p, old + data.encode())
     ctx.out(data)
     return status

@@ -11,6 +11,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...budget import charge_bytes
 from ..fs import HOME, FileSystem
 
 if TYPE_CHECKING:
@@ -80,10 +81,13 @@ class Ctx:
 
     # -- output -----------------------------------------------------------
     def out(self, text: str) -> None:
+        """Write ``text`` to standard output (charged to the work budget as produced data)."""
+        charge_bytes(len(text))
         self.io.out.append(text)
 
     def err(self, text: str) -> None:
         """Write one line (a newline is added) to standard error."""
+        charge_bytes(len(text) + 1)
         self.io.err.append(text + "\n")
 
     # -- paths ------------------------------------------------------------

@@ -85,7 +85,7 @@ class Command:
             return self.fn(ctx, args)
         o = self.opts
         if o.number:
-            args = [f"-{o.number}{a[1:]}" if a[:1] == "-" and a[1:].isascii() and a[1:].isdigit()
+            args = [f"-{o.number}{a[1:]}" if a[:1] == "-" and a[1:].isdecimal()
                     else a for a in args]
         every: dict[str, list[str]] = {}
         try:
