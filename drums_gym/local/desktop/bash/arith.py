@@ -19,7 +19,7 @@ from ...budget import charge
 
 __all__ = ["MAX_DEPTH", "ArithError", "evaluate", "wrap64"]
 
-MAX_DEPTH = 64  # nesting of parentheses, ?: and variables holding expressions
+MAX_DEPTH = 32  # nesting of parentheses, ?: and variables holding expressions
 _MASK = (1 << 64) - 1
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>0[xX][0-9A-Fa-f]*|[0-9]+#[0-9A-Za-z@_]*|[0-9][0-9A-Za-z_]*)"

@@ -13,7 +13,7 @@ from .signals import BreakLoop, ExitShell
 __all__ = ["MAX_SOURCE_NESTING", "SUDO_TIMEOUT"]
 
 SUDO_TIMEOUT = 15 * 60.0  # seconds of simulated time a sudo password is remembered
-MAX_SOURCE_NESTING = 32  # bash's sourcenest_max, set (Ubuntu's bash has none and crashes)
+MAX_SOURCE_NESTING = 16  # bash's sourcenest_max, set (Ubuntu's bash has none and crashes)
 
 
 @command("cd", builtin=True)

@@ -14,7 +14,7 @@ from .context import IO, Ctx
 from .expand import Expander, ExpansionError
 from .lexer import BashSyntaxError, Incomplete
 from .nodes import AndOr, Command, For, If, Pipeline, Redirect, Seq, Simple, While
-from .parser import parse
+from .parser import MAX_NESTING, parse
 from .registry import Registry
 from .scripts import run_path
 from .signals import BreakLoop, ExitShell
@@ -22,9 +22,8 @@ from .state import ShellState
 
 __all__ = ["MAX_NESTING", "BreakLoop", "ExitShell", "Interpreter"]
 
-# How deep compound commands, command substitutions, sourced files and scripts may nest
-# (a structural cap that keeps Python's stack safe; the work budget bounds everything else).
-MAX_NESTING = 48
+# MAX_NESTING (from the parser): how deep compound commands, command substitutions, sourced
+# files and scripts may nest (keeps Python's stack safe; the work budget bounds the rest).
 
 
 class _RedirectError(Exception):
