@@ -28,7 +28,8 @@ MAX_LINES = 2000  # scrollback bound (lines, as VTE counts them)
 MAX_LINE_CHARS = 16_384  # a longer line keeps its first MAX_LINE_CHARS characters
 MAX_CHARS = 256_000  # scrollback bound in characters (oldest lines go first)
 _RAW_LINE = 4 * MAX_LINE_CHARS  # raw text (escapes included) read of one line
-_STYLE_SCAN = 65_536  # raw characters of dropped output scanned for the SGR state
+_STYLE_SCAN = 65_536  # raw characters of dropped output scanned for the SGR state ...
+_STYLE_ESCAPES = 10_000  # ... when it holds more escapes than this (else all of it)
 
 _ESCAPE = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 
@@ -152,7 +153,9 @@ def _style_after(head: str, style: Style) -> Style:
     if "\x1b" not in head:
         return style
     k = max(head.rfind("\x1b[0m"), head.rfind("\x1b[m"), head.rfind("\x1b[00m"))
-    region = head[max(k, 0):][-_STYLE_SCAN:]
+    region = head[max(k, 0):]
+    if region.count("\x1b") > _STYLE_ESCAPES:
+        region = region[-_STYLE_SCAN:]
     for m in _ESCAPE.finditer(region):
         if m.group(2) == "m":
             style = _sgr(m.group(1), style)
