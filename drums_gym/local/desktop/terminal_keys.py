@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..budget import BudgetExceeded
+from ..budget import BudgetExceeded, charge
 from .bash.globbing import collate_key
 
 if TYPE_CHECKING:
@@ -86,7 +86,9 @@ def complete(t: TerminalWindow) -> None:
         base = fs.normpath(f"{cwd}/{folder}" if folder else cwd)
     if not fs.is_dir(base):
         return
-    names = sorted((n for n in fs.listdir(base) if n.startswith(stem)
+    entries = fs.listdir(base)
+    charge(1 + len(entries))
+    names = sorted((n for n in entries if n.startswith(stem)
                     and (stem.startswith(".") or not n.startswith("."))), key=collate_key)
     if not names:
         return

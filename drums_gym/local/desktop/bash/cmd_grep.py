@@ -42,6 +42,7 @@ def grep(ctx: Ctx, a: Args) -> int:
         return 2
     src = "|".join(f"(?:{escape(p) if 'F' in flags else (p if 'E' in flags else _bre(p))})"
                    for p in patterns)
+    charge(1 + len(src) // 4)
     if "w" in flags:
         src = rf"\b(?:{src})\b"
     if "x" in flags:

@@ -37,6 +37,7 @@ def xargs(ctx: Ctx, args: list[str]) -> int:
             if line.strip():
                 status |= ctx.run([a.replace(repl, line) for a in cmd])
         return 123 if status else 0
+    charge(1 + len(ctx.io.stdin) // 4)  # shlex reads character by character
     try:
         items = shlex.split(ctx.io.stdin)
     except ValueError:

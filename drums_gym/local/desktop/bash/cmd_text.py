@@ -17,6 +17,9 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "e": 
 
 def backslash_escapes(s: str, echo: bool = False) -> tuple[str, bool]:
     """Interpret ``\\n``-style escapes; returns (text, stop) where ``\\c`` asks to stop."""
+    if "\\" not in s:
+        return s, False
+    charge(1 + len(s) // 4)
     out: list[str] = []
     i = 0
     while i < len(s):
@@ -77,6 +80,7 @@ def printf_format(fmt: str, args: list[str]) -> tuple[str, list[str]]:
     errors: list[str] = []
     args = list(args)
     while True:
+        charge(1 + len(fmt) // 64)
         consumed = False
         pos = 0
         for m in _SPEC.finditer(fmt):
@@ -318,7 +322,9 @@ def uniq(ctx: Ctx, a: Args) -> int:
     if text is None:
         return 1
     groups: list[list[str]] = []
-    for line in text.splitlines():
+    lines = text.splitlines()
+    charge(1 + len(lines))
+    for line in lines:
         if groups and groups[-1][0] == line:
             groups[-1].append(line)
         else:

@@ -17,6 +17,7 @@ from .nodes import Word
 __all__ = ["Expander", "ExpansionError", "brace_expand", "brace_size"]
 
 _GLOB_CHARS = "*?[]\\"
+_ESCAPE_GLOB = str.maketrans({c: "\\" + c for c in _GLOB_CHARS})
 
 
 class ExpansionError(Exception):
@@ -180,7 +181,8 @@ class _Field:
     def add(self, s: str, quoted: bool) -> None:
         self.text.append(s)
         if quoted:
-            self.pattern.append("".join("\\" + c if c in _GLOB_CHARS else c for c in s))
+            self.pattern.append(s.translate(_ESCAPE_GLOB) if any(c in s for c in _GLOB_CHARS)
+                                else s)
         else:
             self.pattern.append(s)
             self.magic = self.magic or any(c in "*?[" for c in s)

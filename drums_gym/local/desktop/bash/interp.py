@@ -44,7 +44,7 @@ class Interpreter:
     # -- entry points -----------------------------------------------------
     def run_source(self, src: str, io: IO) -> int:
         """Parse and run ``src`` (scripts, ``bash -c``, command substitution)."""
-        charge(1 + len(src) // 256)
+        charge(1 + len(src) // 4)  # the lexer reads character by character
         if self.depth >= MAX_NESTING:
             io.err.append(f"bash: maximum nesting level exceeded ({MAX_NESTING})\n")
             return 2
