@@ -51,7 +51,7 @@ def pwd(ctx: Ctx, args: list[str]) -> int:
 
 @command("exit", "logout", builtin=True)
 def exit_(ctx: Ctx, args: list[str]) -> int:
-    if args and not args[0].lstrip("-").isdecimal():
+    if args and not re.fullmatch(r"-?[0-9]+", args[0]):
         ctx.err(f"bash: exit: {args[0]}: numeric argument required")
         raise ExitShell(2)
     raise ExitShell(int(args[0]) & 0xFF if args else ctx.state.status)
@@ -189,7 +189,7 @@ def _test(ctx: Ctx, args: list[str], prog: str) -> int:
                     "-gt": int.__gt__, "-ge": int.__ge__}
             if op in ints:
                 for v in (x, y):
-                    if not v.strip().lstrip("-").isdecimal():
+                    if not re.fullmatch(r"\s*[-+]?[0-9]+\s*", v):
                         raise ValueError(f"{v}: integer expression expected")
                 return bool(ints[op](int(x), int(y)))
         raise ValueError(f"{a[0]}: unary operator expected" if len(a) == 2 else
