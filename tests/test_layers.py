@@ -64,20 +64,6 @@ LAYERS: tuple[Layer, ...] = (
 #: so this list can only shrink. (An allowlist rather than ``xfail(strict=True)``: an
 #: xfail would hide every new cycle for as long as an old one lives.)
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # The bash command table: builtins (type, which, xargs, source, bash) reach back into
-    # it. Removed when helper h3's command registry (issue 9 item 6) lands: delete then.
-    frozenset({
-        "drums_gym.local.desktop.bash.cmd_core",
-        "drums_gym.local.desktop.bash.cmd_misc",
-        "drums_gym.local.desktop.bash.commands",
-        "drums_gym.local.desktop.bash.interp",
-    }),
-    # A Files window's model asks its view for the breadcrumb layout (a deferred import in
-    # FilesModel.crumb_rects) while the view imports the model. Owner: local/desktop.
-    frozenset({
-        "drums_gym.local.desktop.files_model",
-        "drums_gym.local.desktop.files_view",
-    }),
     # DrumsDesktopEnv.fork_vector imports the vector env (deferred) while vector.py imports
     # DrumsDesktopEnv for make_fork_vector (the vector entry point). Owner: envs.
     frozenset({

@@ -19,6 +19,7 @@ from ..budget import charge
 from . import file_ops
 from .fs import HOME, TRASH
 from .textfield import TextField
+from .theme import font, text_width
 from .windows import Box, Window
 
 if TYPE_CHECKING:
@@ -231,9 +232,27 @@ class FilesModel(Window):
         return out
 
     def crumb_rects(self) -> list[tuple[str, str, Box]]:
-        from .files_view import crumb_layout
+        """``(label, path, box)`` of the visible path-bar buttons (leading ones drop when
+        the bar is too narrow, as in Files)."""
+        px0, py0, px1, py1 = self.pathbar_rect()
+        crumbs = self.crumbs()
+        f, fb = font(14), font(14, bold=True)
 
-        return crumb_layout(self)
+        def widths(cs: list[tuple[str, str]]) -> list[int]:
+            out = []
+            for i, (label, path) in enumerate(cs):
+                w = int(text_width(label, fb if i == len(cs) - 1 else f)) + 12
+                out.append(w + (20 if path in (HOME, TRASH_URI) else 0))
+            return out
+
+        while len(crumbs) > 1 and sum(widths(crumbs)) + 14 * len(crumbs) > px1 - px0 - 16:
+            crumbs = crumbs[1:]
+        out, x = [], px0 + 4
+        for (label, path), w in zip(crumbs, widths(crumbs), strict=True):
+            w = min(w, px1 - 4 - x)
+            out.append((label, path, (x, py0 + 3, x + w, py1 - 3)))
+            x += w + 14
+        return out
 
     def place_rect(self, i: int) -> Box:
         cx0, cy0, _, _ = self.content_rect()

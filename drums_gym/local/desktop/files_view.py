@@ -18,7 +18,7 @@ from .windows import Box, node
 if TYPE_CHECKING:
     from .desktop import Desktop
 
-__all__ = ["accessibility", "crumb_layout", "draw_content", "draw_header"]
+__all__ = ["accessibility", "draw_content", "draw_header"]
 
 ICON = 64
 SELECT_BG = (250, 221, 208)
@@ -59,30 +59,6 @@ def _place_glyph(d: ImageDraw.ImageDraw, label: str, x: int, cy: int) -> None:
 
 # -- header -----------------------------------------------------------------
 
-def crumb_layout(win: FilesModel) -> list[tuple[str, str, Box]]:
-    """``(label, path, box)`` of the visible path-bar buttons (leading ones drop when
-    the bar is too narrow, as in Files)."""
-    px0, py0, px1, py1 = win.pathbar_rect()
-    crumbs = win.crumbs()
-    f, fb = font(14), font(14, bold=True)
-
-    def widths(cs: list[tuple[str, str]]) -> list[int]:
-        out = []
-        for i, (label, path) in enumerate(cs):
-            w = int(text_width(label, fb if i == len(cs) - 1 else f)) + 12
-            out.append(w + (20 if path in (HOME, TRASH_URI) else 0))
-        return out
-
-    while len(crumbs) > 1 and sum(widths(crumbs)) + 14 * len(crumbs) > px1 - px0 - 16:
-        crumbs = crumbs[1:]
-    out, x = [], px0 + 4
-    for (label, path), w in zip(crumbs, widths(crumbs), strict=True):
-        w = min(w, px1 - 4 - x)
-        out.append((label, path, (x, py0 + 3, x + w, py1 - 3)))
-        x += w + 14
-    return out
-
-
 def draw_header(win: FilesModel, img: Image.Image, d: ImageDraw.ImageDraw, host: Desktop,
                 active: bool) -> None:
     fg = TEXT if active else TEXT_DIM
@@ -97,7 +73,7 @@ def draw_header(win: FilesModel, img: Image.Image, d: ImageDraw.ImageDraw, host:
     if win.location is not None:
         _draw_entry(img, win.location, (px0 + 2, py0 + 2, px1 - 2, py1 - 2))
     else:
-        crumbs = crumb_layout(win)
+        crumbs = win.crumb_rects()
         f, fb = font(14), font(14, bold=True)
         for i, (label, path, (x0, y0, x1, y1)) in enumerate(crumbs):
             last = i == len(crumbs) - 1
@@ -239,7 +215,7 @@ def accessibility(win: FilesModel, host: Desktop) -> list[dict[str, Any]]:
                         caret=win.location.cursor, selection=[a, b]))
     else:
         bar = node("tool-bar", "Location", win.pathbar_rect(), text=win.path)
-        crumbs = crumb_layout(win)
+        crumbs = win.crumb_rects()
         bar["children"] = [node("push-button", label, box,
                                 _SHOWN + (["checked"] if i == len(crumbs) - 1 else []))
                            for i, (label, _, box) in enumerate(crumbs)]
