@@ -16,9 +16,10 @@ An invalid episode's reward is None: TRL drops it from the group statistics (see
 docs/integrations.md for the caveat with a second reward function).
 """
 
+from .._code import completion_code
 from .environment import DrumsToolEnv, EpisodeResult
 from .factory import DrumsEnvironments
-from .reward import DrumsCodeReward, completion_code
+from .reward import DrumsCodeReward
 
 __all__ = [
     "DrumsCodeReward",

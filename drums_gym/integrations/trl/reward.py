@@ -4,7 +4,6 @@ code runs on a fresh desktop, which is then verified."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -12,33 +11,12 @@ from typing import Any
 from ...actions import parse_control
 from ...client import Client, DrumsError, connect
 from ...envs import DrumsDesktopEnv
+from .._code import completion_code
 from .._validity import validity
 
-__all__ = ["DrumsCodeReward", "completion_code"]
+__all__ = ["DrumsCodeReward"]
 
 log = logging.getLogger("drums_gym.integrations.trl")
-
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
-
-
-def completion_code(completion: Any) -> str:
-    """The code of a completion: its first fenced block if it has one, else its text.
-
-    A conversational completion (a list of messages) is read from its last message.
-
-    >>> completion_code("Sure:\\n```python\\npyautogui.click(5, 5)\\n```\\nDone.")
-    'pyautogui.click(5, 5)'
-    >>> completion_code([{"role": "assistant", "content": "DONE"}])
-    'DONE'
-    """
-    if isinstance(completion, list):
-        completion = completion[-1].get("content", "") if completion else ""
-        if isinstance(completion, list):  # content blocks
-            completion = "".join(p.get("text", "") for p in completion if isinstance(p, dict))
-    text = completion if isinstance(completion, str) else ""
-    match = _FENCE.search(text)
-    return (match.group(1) if match else text).strip()
-
 
 class DrumsCodeReward:
     """A reward function for TRL's ``GRPOTrainer`` (single turn): run, then verify.
