@@ -3,6 +3,7 @@ real local hosts on loopback, faults injected. Skipped without the ``[sb3]`` ext
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
 import gymnasium as gym
@@ -13,6 +14,7 @@ pytest.importorskip("stable_baselines3", reason="needs the [sb3] extra: pip inst
 
 from stable_baselines3 import PPO
 from stable_baselines3.common.evaluation import evaluate_policy as sb3_evaluate_policy
+from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 
 from drums_gym.client import connect
@@ -21,6 +23,7 @@ from drums_gym.integrations.sb3 import (
     INVALID_KEY,
     DrumsMonitor,
     DrumsVecEnv,
+    InvalidEpisodeLogger,
     evaluate_policy,
     make_sb3_env,
     make_sb3_vec_env,
@@ -99,7 +102,8 @@ def test_sb3_monitor_counts_invalid_episodes_as_zero_drums_monitor_does_not(make
         assert mean == pytest.approx(result.valid / EPISODES)
 
 
-def test_ppo_learns_on_make_sb3_env_and_its_buffer_holds_valid_episodes_only(make_host):
+def test_ppo_learns_on_make_sb3_env_and_its_buffer_holds_valid_episodes_only(make_host,
+                                                                             tmp_path):
     host = make_host(faults="crash=0.5", seed=1)
     with connect(url=host.url) as client:
         env = make_sb3_env(TASK, grid=(4, 3), size=(40, 40), client=client, screen=SCREEN,
@@ -109,9 +113,17 @@ def test_ppo_learns_on_make_sb3_env_and_its_buffer_holds_valid_episodes_only(mak
             assert env.observation_space.shape == (40, 40, 3)
             model = PPO("CnnPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0,
                         device="cpu")
-            model.learn(64)
+            model.set_logger(configure(str(tmp_path), ["csv"]))
+            invalid_log = InvalidEpisodeLogger()
+            model.learn(64, callback=invalid_log)
             assert model.num_timesteps == 64
             assert env.invalid_count >= 1
+            # SB3's logger gets the invalid episodes apart, by reason
+            assert dict(invalid_log.invalid_reasons) == dict(env.invalid_reasons)
+            with open(tmp_path / "progress.csv") as f:
+                rows = list(csv.DictReader(f))
+            assert float(rows[-1]["rollout/invalid_episodes"]) == env.invalid_count
+            assert float(rows[-1]["rollout/invalid/app_crash"]) == env.invalid_count
             # every buffered episode is one DrumsMonitor saw end valid
             assert len(model.ep_info_buffer) == len(env.get_episode_rewards())
             assert all(ep["r"] == 0.0 for ep in model.ep_info_buffer)  # random: no success

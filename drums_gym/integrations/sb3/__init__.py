@@ -7,6 +7,7 @@ name                  what it is
 ====================  ==================================================================
 DrumsMonitor          SB3's ``Monitor``; invalid episodes get no ``info["episode"]``
                       (so no ``ep_info_buffer`` entry), counted by reason instead
+InvalidEpisodeLogger  a callback: invalid episodes in SB3's logger, by reason
 evaluate_policy       SB3's ``evaluate_policy``: the mean over valid episodes, and
                       how many were invalid, by reason
 DrumsVecEnv           an SB3 ``VecEnv`` over ``fork_vector`` (with the monitor's role)
@@ -22,6 +23,7 @@ make_sb3_vec_env      the same over ``n`` forks of one desktop
 >>> result.mean_reward, result.valid, result.invalid                     # doctest: +SKIP
 """
 
+from .callback import InvalidEpisodeLogger
 from .evaluation import EvaluationResult, evaluate_policy
 from .make import make_sb3_env, make_sb3_vec_env
 from .monitor import INVALID_KEY, DrumsMonitor
@@ -32,6 +34,7 @@ __all__ = [
     "DrumsMonitor",
     "DrumsVecEnv",
     "EvaluationResult",
+    "InvalidEpisodeLogger",
     "evaluate_policy",
     "make_sb3_env",
     "make_sb3_vec_env",
