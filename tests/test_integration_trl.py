@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -217,6 +219,24 @@ def test_invalid_episode_reward_is_none_never_zero(make_host):
     assert host.model.counts()["live_desktops"] == 0
     with pytest.raises(RuntimeError, match="closed"):
         envs()
+
+
+def test_desktops_are_deleted_when_the_process_exits_without_close(make_host):
+    host = make_host()
+    code = (
+        "from drums_gym.integrations.trl import DrumsEnvironments\n"
+        f"envs = DrumsEnvironments({TASK!r}, url={host.url!r}, screen=(640, 480))\n"
+        "for _ in range(2):\n"
+        "    env = envs()\n"
+        "    env.reset()\n"
+        "    env.click(5, 5)\n"
+        "print('leaving without close')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and "leaving without close" in out.stdout, out.stderr
+    assert "Traceback" not in out.stderr
+    assert host.model.counts()["live_desktops"] == 0
 
 
 def test_completion_code_reads_fences_and_messages():

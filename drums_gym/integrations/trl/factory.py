@@ -4,16 +4,19 @@ closes every desktop it made when training ends (it is a ``TrainerCallback``) an
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 import weakref
 from typing import Any
 
 from transformers import TrainerCallback
 
-from ...client import Client, connect
+from ...client import Client, DrumsError, connect
 from .environment import DrumsToolEnv, EpisodeResult
 
 __all__ = ["DrumsEnvironments"]
+
+log = logging.getLogger("drums_gym.integrations.trl")
 
 
 class DrumsEnvironments(TrainerCallback):
@@ -61,12 +64,12 @@ class DrumsEnvironments(TrainerCallback):
         self.env_kwargs = dict(env_kwargs)
         self._url, self._token = url, token
         self._client = client
-        self._owns_client = client is None
         self._lock = threading.Lock()
         self._envs: list[DrumsToolEnv] = []
+        self._owned: list[Client] = []  # the client made here, once made
         self._closed = False
-        self._finalizer = weakref.finalize(self, _close_all, self._envs, self._lock)
-        atexit.register(self._finalizer)
+        self._finalizer = weakref.finalize(self, _close_all, self._envs, self._owned, self._lock)
+        self._at_exit = False
 
     def __call__(self) -> DrumsToolEnv:
         """A new environment (TRL calls this once per concurrent rollout)."""
@@ -75,6 +78,12 @@ class DrumsEnvironments(TrainerCallback):
                 raise RuntimeError("these Drums environments are closed")
             if self._client is None:
                 self._client = connect(url=self._url, token=self._token)
+                self._owned.append(self._client)
+            if not self._at_exit:
+                # registered after connect() started any embedded host, so at exit the
+                # desktops go before that host stops (atexit runs last-in, first-out)
+                atexit.register(self._finalizer)
+                self._at_exit = True
             env = self.env_class(self.task, client=self._client, **self.env_kwargs)
             self._envs.append(env)
             return env
@@ -95,11 +104,7 @@ class DrumsEnvironments(TrainerCallback):
             if self._closed:
                 return
             self._closed = True
-        try:
-            _close_all(self._envs, self._lock)
-        finally:
-            if self._owns_client and self._client is not None:
-                self._client.close()
+        self._finalizer()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """TRL's trainer ends: delete the desktops."""
@@ -116,8 +121,16 @@ class _NoClient:
 _NO_CLIENT: Any = _NoClient()
 
 
-def _close_all(envs: list[DrumsToolEnv], lock: threading.Lock) -> None:
+def _close_all(envs: list[DrumsToolEnv], owned: list[Client], lock: threading.Lock) -> None:
+    """Delete every environment's desktop, then close the client made for them."""
     with lock:
         pending = list(envs)
-    for env in pending:
-        env._close()
+    try:
+        for env in pending:
+            try:
+                env._close()
+            except DrumsError as exc:  # the host is gone: the desktop's lease bounds it
+                log.warning("could not delete a desktop of %r: %s", env, exc)
+    finally:
+        for client in owned:
+            client.close()
