@@ -101,6 +101,13 @@ class Progress:
                 self.note = note
             self._draw(force=False)
 
+    def shrink(self, n: int) -> None:
+        """Take ``n`` units off the total (work that turned out not to be needed)."""
+        with self._lock:
+            if self.total is not None:
+                self.total = max(self.count, self.total - max(0, n))
+            self._draw(force=False)
+
     # ------------------------------------------------------------------ drawing
     def _elapsed(self) -> float:
         return max(0.0, self._clock() - self._start)

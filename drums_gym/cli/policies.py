@@ -33,12 +33,21 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
+
+from .._loop import (
+    Policy,
+    PolicyError,
+    call_policy,
+    needs_accessibility,
+    per_member,
+    reset_policy,
+)
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -53,14 +62,6 @@ __all__ = [
     "per_member",
     "reset_policy",
 ]
-
-#: the policy contract: (screenshot, instruction) -> one action string
-Policy = Callable[[np.ndarray, str], str]
-
-
-class PolicyError(ValueError):
-    """A policy spec could not be loaded, or a policy failed; the message names the spec."""
-
 
 class RandomPolicy:
     """Random pointer and keyboard actions within the screen, from a seeded generator.
@@ -174,26 +175,6 @@ def load_policies(spec: str, seed: int, n: int, task: str | None = None) -> list
     """One policy per member (seeds ``seed``, ``seed + 1``, ...): stateful policies such as
     scripted solvers keep one episode's state each."""
     return [load_policy(spec, seed + i, task) for i in range(n)]
-
-
-def per_member(policy: Policy | Sequence[Policy], n: int) -> list[Policy]:
-    """``n`` policies: a sequence as it is (one per member), or one policy shared by all."""
-    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
-    if len(policies) != n:
-        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
-    return policies
-
-
-def needs_accessibility(policies: Any) -> bool:
-    """Whether any policy asks for the accessibility tree in its ``info``."""
-    return any(getattr(p, "needs_accessibility", False) for p in policies)
-
-
-def reset_policy(policy: Policy) -> None:
-    """Start a new episode for a policy that keeps state (it has ``reset()``)."""
-    reset = getattr(policy, "reset", None)
-    if callable(reset):
-        reset()
 
 
 def load_policy(spec: str = "random", seed: int = 0, task: str | None = None) -> Policy:
@@ -329,33 +310,3 @@ def _instantiate(target: Any, seed: int, spec: str) -> Any:
             f"policy {spec!r}: building the policy failed: {type(exc).__name__}: {exc}"
         ) from exc
     return target
-
-
-def _wants_info(policy: Policy) -> bool:
-    """Whether ``policy`` takes a third positional parameter (the step's info)."""
-    try:
-        params = inspect.signature(policy).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
-
-
-def call_policy(
-    policy: Policy,
-    observation: np.ndarray,
-    instruction: str,
-    spec: str,
-    info: Mapping[str, Any] | None = None,
-) -> str:
-    """``policy(observation, instruction[, info])``, a failure reported as a `PolicyError`.
-
-    What the policy answers goes to the env as is: a non-string answer is the env's to
-    flag (``info["action_error"]``), as every policy mistake is data.
-    """
-    try:
-        if _wants_info(policy):
-            return policy(observation, instruction, info if info is not None else {})  # type: ignore[call-arg]
-        return policy(observation, instruction)
-    except Exception as exc:  # user code: report it as one line naming the spec
-        raise PolicyError(f"policy {spec!r} raised {type(exc).__name__}: {exc}") from exc
