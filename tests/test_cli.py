@@ -315,11 +315,10 @@ def test_random_policy_stays_on_screen():
 
 
 def test_progress_draws_only_on_a_terminal_and_always_ends_with_a_line():
-    ticks = iter(float(t) for t in range(100))
     live = io.StringIO()
-    with Progress(4, "steps", stream=live, enabled=True, clock=lambda: next(ticks)) as bar:
+    with Progress(4, "steps", stream=live, enabled=True, mininterval=0) as bar:
         bar.update(2, note="group 1/2")
-    assert "\rsteps  [############------------]  2/4" in live.getvalue()
+    assert "\rsteps " in live.getvalue() and " 2/4 " in live.getvalue()  # tqdm's live bar
     assert "ETA" in live.getvalue() and "group 1/2" in live.getvalue()
     assert live.getvalue().endswith("\n") and "steps: 2/4 in" in live.getvalue()
     quiet = io.StringIO()  # not a terminal: only the final line
