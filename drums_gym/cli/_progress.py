@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -51,10 +52,13 @@ def _tqdm(total: int | None, unit: str, stream: TextIO, mininterval: float) -> A
         unit="",
         file=stream,
         leave=False,  # the closing line below replaces it
-        dynamic_ncols=True,
+        # the terminal's size (80x24 when it reports none, as a bare pty does: tqdm would
+        # then draw nothing)
+        ncols=min(120, shutil.get_terminal_size().columns),
+        nrows=shutil.get_terminal_size().lines,
         mininterval=mininterval,
         miniters=1,
-        bar_format="{desc} {bar:24} {n_fmt}/{total_fmt}  {rate_fmt}  ETA {remaining}  {postfix}",
+        bar_format="{desc} {bar:24} {n_fmt}/{total_fmt}  {rate_fmt}  ETA {remaining}",
     )
 
 
@@ -108,7 +112,7 @@ class Progress:
             self.count = count
             if self._bar is not None and not self._closed:
                 if note is not None:
-                    self._bar.set_postfix_str(note, refresh=False)
+                    self._bar.set_description_str(f"{self.unit} {note}", refresh=False)
                 self._bar.update(count - self._bar.n)
 
     def shrink(self, n: int) -> None:
