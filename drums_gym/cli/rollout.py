@@ -61,8 +61,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--policy",
         default="random",
-        help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
-        "factory taking seed= is called with --seed (see drums_gym.cli.policies)",
+        help="'random' (default); 'scripted' (the task's scripted solver: its GUI route "
+        "when it fits --steps, else the terminal route), 'scripted:gui' or "
+        "'scripted:terminal'; or MODULE:CALLABLE or FILE.py:CALLABLE (a class or a "
+        "factory taking seed= is called with --seed; see drums_gym.cli.policies)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
@@ -95,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
     try:
-        policies = load_policies(args.policy, args.seed, args.n, task=args.task)
+        policies = load_policies(
+            args.policy, args.seed, args.n, task=args.task, max_steps=args.steps - len(args.prefix)
+        )
     except ValueError as exc:
         return fail("rollout", exc)
 
