@@ -295,6 +295,7 @@ def make_envs(
     *,
     max_steps: int = 15,
     url: str | None = None,
+    token: str | None = None,
     accessibility: bool | None = None,
     policy: Any = None,
     wrap: Callable[[Any], Any] | None = None,
@@ -314,12 +315,12 @@ def make_envs(
     from .envs import register_task
 
     env_id = register_task(task)
-    with connect(url=url) as client:
+    with connect(url=url, token=token) as client:
         check_capacity(client, num_envs, name=name)
     if accessibility is None:
         accessibility = policy is not None and needs_accessibility(policy)
     envs = gym.make_vec(
-        env_id, num_envs=num_envs, max_episode_steps=max_steps, url=url,
+        env_id, num_envs=num_envs, max_episode_steps=max_steps, url=url, token=token,
         accessibility=accessibility,
     )
     if wrap is None:

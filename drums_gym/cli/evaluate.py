@@ -39,11 +39,13 @@ def add_parser(sub: Any) -> None:
         help="vectorized evaluation: success rate over valid episodes",
         description=(
             "Run the policy in a vector env of --num-envs desktops until --episodes episodes "
-            "have finished. Success rate is over VALID episodes (score >= 1.0), with a 95%% "
+            "have finished. Success rate is over VALID episodes (score >= 1.0), with a 95% "
             "Wilson interval; invalid episodes are counted by reason, never scored as 0."
         ),
     )
-    p.add_argument("--task", default="e0df059f", help="task id or its first 8 characters")
+    p.add_argument(
+        "--task", default="e0df059f", help="task id or its first 8 characters (default e0df059f)"
+    )
     p.add_argument(
         "--episodes", type=positive_int, default=8, help="episodes to finish (default 8)"
     )
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             args.num_envs,
             max_steps=args.steps,
             url=args.url,
+            token=args.token,
             policy=policies,
             wrap=None if args.record is None else _recorder(Path(args.record)),
             name="--num-envs",
@@ -221,6 +224,11 @@ def render(summary: dict[str, Any]) -> str:
             _ms(lat["step"]),
             f"action {_ms(lat['action'])} + observe {_ms(lat['observe'])}; "
             f"verify {_ms(lat['verify'])} at episode end",
+        ),
+        (
+            "action errors",
+            str(s["action_errors"]),
+            "actions the env rejected (policy mistakes: data, the episode goes on)",
         ),
         ("wall time", f"{s['elapsed_s']:.1f}s", f"{s['vector_steps']} vector steps"),
     ]

@@ -49,7 +49,9 @@ def add_parser(sub: Any) -> None:
             "(invalid members are left out and their reasons counted)."
         ),
     )
-    p.add_argument("--task", default="e0df059f", help="task id or its first 8 characters")
+    p.add_argument(
+        "--task", default="e0df059f", help="task id or its first 8 characters (default e0df059f)"
+    )
     p.add_argument("--n", type=positive_int, default=8, help="members per group (default 8)")
     p.add_argument("--groups", type=positive_int, default=2, help="groups (default 2)")
     p.add_argument(
@@ -116,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         parent = DrumsDesktopEnv(
             args.task,
             url=args.url,
+            token=args.token,
             max_steps=args.steps,
             accessibility=needs_accessibility(policies),
         )
@@ -212,21 +215,25 @@ def render(summary: dict[str, Any]) -> str:
     if summary["prefix"]:
         lines.append("prefix   " + "; ".join(summary["prefix"]))
     lines.append("")
+    # the errors column shows when a policy made mistakes (they are data, never invalid)
+    show_errors = any(sum(g["action_errors"]) for g in groups)
     rows = []
     for g in groups:
-        rows.append(
-            [
-                str(g["group"]),
-                f"{g['valid']}/{g['n']}",
-                _num(g["mean_score"]),
-                _cells(g["scores"], signed=False),
-                _cells(g["advantages"], signed=True),
-                _reasons(g["invalid_reasons"]),
-            ]
-        )
+        row = [
+            str(g["group"]),
+            f"{g['valid']}/{g['n']}",
+            _num(g["mean_score"]),
+            _cells(g["scores"], signed=False),
+            _cells(g["advantages"], signed=True),
+        ]
+        if show_errors:
+            row.append(str(sum(g["action_errors"])))
+        rows.append([*row, _reasons(g["invalid_reasons"])])
+    headers = ["group", "valid", "mean", "scores", "advantages"]
+    headers += ["errors"] if show_errors else []
     lines.append(
         format_table(
-            ["group", "valid", "mean", "scores", "advantages", "invalid"], rows, align="rrrlll"
+            [*headers, "invalid"], rows, align="rrrll" + "r" * show_errors + "l"
         )
     )
     total = summary["total"]
@@ -236,10 +243,16 @@ def render(summary: dict[str, Any]) -> str:
     lines.append(
         f"total    {total['valid']}/{total['n']} valid, mean score {_num(total['mean_score'])}, "
         f"{successes} success{'es' * (successes != 1)}, "
+        f"{total['action_errors']} action error{'s' * (total['action_errors'] != 1)}, "
         f"invalid: {_reasons(dict(reasons))}, {summary['elapsed_s']:.1f}s"
     )
     lines.append(
         "         advantage = (score - group mean) / (group std + 1e-6) over valid "
         "members; '-': invalid, left out"
     )
+    if show_errors:
+        lines.append(
+            "         errors = actions the env rejected (policy mistakes: data, the episode "
+            "goes on)"
+        )
     return "\n".join(lines)
