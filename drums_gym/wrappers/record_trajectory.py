@@ -14,7 +14,7 @@ from ._trajectory import EpisodeWriter, as_frame
 __all__ = ["RecordTrajectory"]
 
 
-class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any]):
+class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Write each episode to ``directory/episode-000001/``, ``episode-000002/``, ...
 
     Each episode folder holds:
@@ -65,6 +65,10 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any]):
     ) -> None:
         writer = EpisodeWriter(
             directory, save_frames=save_frames, gif=gif, fps=fps, gif_max_width=gif_max_width
+        )
+        gym.utils.RecordConstructorArgs.__init__(
+            self, directory=str(directory), save_frames=save_frames, gif=gif, fps=fps,
+            gif_max_width=gif_max_width,
         )
         gym.Wrapper.__init__(self, env)
         self.writer = writer
