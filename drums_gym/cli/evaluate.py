@@ -11,12 +11,13 @@ rate by reason, and the mean step latency.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 from ..client import DrumsError
-from ..evaluation import Evaluation, evaluate, make_envs
+from ..evaluation import EpisodeResult, Evaluation, evaluate, make_envs
 from ..outcomes import wilson_interval
 from ._common import (
     add_connection_args,
@@ -69,20 +70,63 @@ def add_parser(sub: Any) -> None:
         default=None,
         metavar="DIR",
         help="record every episode (frames, steps.jsonl, GIF) of sub-env k under "
-        "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record)",
+        "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record), and "
+        "DIR/summary.json: the arguments and each counted episode's result and folder; "
+        "an episode cut off at the end is marked unfinished.json",
     )
     add_connection_args(p)
     add_output_args(p)
     p.set_defaults(run=run)
 
 
-def _recorder(folder: Path) -> Any:
-    def wrap(envs: Any) -> Any:
+class _Recording:
+    """The ``--record`` folder: the recorder, which folder each counted episode is in,
+    and ``summary.json`` (arguments, statistics, per-episode results) when done."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.recorder: Any = None
+        self.counted: list[tuple[EpisodeResult, Path | None]] = []
+
+    def wrap(self, envs: Any) -> Any:
         from ..wrappers import VectorRecordTrajectory
 
-        return VectorRecordTrajectory(envs, folder)
+        self.recorder = VectorRecordTrajectory(envs, self.folder)
+        return self.recorder
 
-    return wrap
+    def count(self, result: EpisodeResult) -> None:
+        """(at the step the episode ended) remember the folder it was recorded in."""
+        dirs = self.recorder.episode_dirs if self.recorder is not None else []
+        self.counted.append((result, dirs[result.env_index] if dirs else None))
+
+    def write_summary(self, args: argparse.Namespace, summary: dict[str, Any]) -> Path:
+        """Write ``summary.json`` (after the recorder closed); returns its path."""
+        from ..wrappers import UNFINISHED
+
+        def rel(path: Path) -> str:
+            return path.relative_to(self.folder).as_posix()
+
+        counted = {p for _, p in self.counted if p is not None}
+        others = [
+            {"folder": rel(p), "finished": not (p / UNFINISHED).exists()}
+            for p in sorted(self.folder.glob("env-*/episode-*"))
+            if p not in counted
+        ]
+        data = {
+            # the token is never written
+            "arguments": {k: v for k, v in vars(args).items() if k not in ("run", "token")},
+            "statistics": {k: v for k, v in summary.items() if k != "record"},
+            "episodes": [
+                {**r.to_json(), "folder": None if p is None else rel(p)}
+                for r, p in self.counted
+            ],
+            "not_counted": others,
+        }
+        path = self.folder / "summary.json"
+        path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        self.unfinished = sum(not o["finished"] for o in others)
+        self.uncounted = len(others)
+        return path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
 
     envs = None
     progress: Progress | None = None
+    recording = None if args.record is None else _Recording(Path(args.record))
     started = time.perf_counter()
     try:
         envs = make_envs(
@@ -107,18 +152,20 @@ def run(args: argparse.Namespace) -> int:
             url=args.url,
             token=args.token,
             policy=policies,
-            wrap=None if args.record is None else _recorder(Path(args.record)),
+            wrap=None if recording is None else recording.wrap,
             name="--num-envs",
         )
         progress = Progress(args.episodes, "episodes", enabled=args.progress)
         bar = progress
+
+        def on_episode(result: EpisodeResult) -> None:
+            bar.update(1)
+            if recording is not None:
+                recording.count(result)
+
         evaluation = evaluate(
-            envs,
-            policies,
-            args.episodes,
-            spec=args.policy,
-            seed=args.seed,
-            on_episode=lambda _: bar.update(1),
+            envs, policies, args.episodes, spec=args.policy, seed=args.seed,
+            on_episode=on_episode,
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
@@ -132,6 +179,14 @@ def run(args: argparse.Namespace) -> int:
     summary = _summary(
         args, env_id, task_id, instruction, evaluation, time.perf_counter() - started
     )
+    if recording is not None:
+        path = recording.write_summary(args, summary)
+        summary["record"] = {
+            "folder": str(recording.folder),
+            "summary": str(path),
+            "not_counted": recording.uncounted,
+            "unfinished": recording.unfinished,
+        }
     if args.json:
         dump_json(summary)
     else:
@@ -232,8 +287,18 @@ def render(summary: dict[str, Any]) -> str:
         ),
         ("wall time", f"{s['elapsed_s']:.1f}s", f"{s['vector_steps']} vector steps"),
     ]
-    if s["record"]:
-        rows.append(("recorded", "", f"{s['record']}/env-<k>/episode-NNNNNN/"))
+    record = s["record"]
+    if record:
+        extra = ""
+        if record["not_counted"]:
+            extra = (
+                f"; {record['not_counted']} more episode folder"
+                f"{'s' * (record['not_counted'] != 1)} not counted "
+                f"({record['unfinished']} unfinished, marked unfinished.json)"
+            )
+        rows.append(
+            ("recorded", "", f"{record['summary']}: {s['episodes']} counted episodes{extra}")
+        )
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
     lines.extend(f"{a.ljust(w0)}  {b.rjust(w1)}  {c}".rstrip() for a, b, c in rows)

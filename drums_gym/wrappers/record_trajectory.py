@@ -130,12 +130,15 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstruc
         self.writer.record(self._frame(obs), action, reward, terminated, truncated, info)
         if terminated or truncated:
             self.writer.finish()
+            self.writer.worker.flush()  # an episode's files are complete when it ends
         return obs, reward, terminated, truncated, info
 
     def close(self) -> None:
-        """Finish the current episode's files, then close the env."""
-        self.writer.finish()
-        super().close()
+        """Finish the current episode's files (waiting for its images), then close the env."""
+        try:
+            self.writer.close()
+        finally:
+            super().close()
 
     def _frame(self, obs: Any) -> np.ndarray | None:
         frame = as_frame(obs)
