@@ -4,8 +4,9 @@ Starts one local host in its own process (``drums-gym serve``, so the host does 
 the eval's GIL), then runs ``drums-gym eval`` against it ``--repeats`` times each way,
 alternating, and prints the median wall times and their ratio. The target: recording
 costs well under 1.5x (PNG and GIF encoding run on a background thread, off the step
-path). On a loaded machine the ratio grows with the CPU the encoding competes for; the
-figure printed is the median of what this machine did.
+path, on a core of its own when one is free). It also prints the CPU seconds of the eval
+process both ways: on a machine whose cores are all busy, the wall ratio tends to the CPU
+ratio, since the encoding then has no idle core to run on.
 
 Run: ``python benchmarks/record_overhead.py`` (``--episodes 16 --num-envs 4 --repeats 3``).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -45,7 +47,13 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) 
     raise RuntimeError(f"the host at {url} did not come up in {timeout:.0f}s")
 
 
-def _eval(url: str, args: argparse.Namespace, record: Path | None) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _eval(url: str, args: argparse.Namespace, record: Path | None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``drums-gym eval`` process."""
     command = [
         sys.executable, "-m", "drums_gym.cli", "eval", "--url", url,
         "--episodes", str(args.episodes), "--num-envs", str(args.num_envs),
@@ -53,9 +61,9 @@ def _eval(url: str, args: argparse.Namespace, record: Path | None) -> float:
     ]
     if record is not None:
         command += ["--record", str(record)]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def main() -> None:
@@ -75,19 +83,24 @@ def main() -> None:
     )
     try:
         _wait_ready(url, host)
-        plain: list[float] = []
-        recorded: list[float] = []
+        plain: list[tuple[float, float]] = []
+        recorded: list[tuple[float, float]] = []
         with tempfile.TemporaryDirectory(prefix="drums-record-bench-") as tmp:
             for i in range(args.repeats):
                 plain.append(_eval(url, args, None))
                 recorded.append(_eval(url, args, Path(tmp) / f"run-{i}"))
-                print(f"run {i + 1}: eval {plain[-1]:.1f}s, eval --record {recorded[-1]:.1f}s",
+                print(f"run {i + 1}: eval {plain[-1][0]:.1f}s ({plain[-1][1]:.1f}s CPU), "
+                      f"eval --record {recorded[-1][0]:.1f}s ({recorded[-1][1]:.1f}s CPU)",
                       flush=True)
-        a, b = statistics.median(plain), statistics.median(recorded)
-        print(f"median over {args.repeats}: eval {a:.1f}s, eval --record {b:.1f}s, "
-              f"ratio {b / a:.2f}x (target < 1.5x); "
-              f"{args.episodes} episodes on {args.num_envs} envs, up to {args.steps} steps; "
-              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        a = statistics.median(w for w, _ in plain)
+        b = statistics.median(w for w, _ in recorded)
+        ca = statistics.median(c for _, c in plain)
+        cb = statistics.median(c for _, c in recorded)
+        print(f"median over {args.repeats}: eval {a:.1f}s, eval --record {b:.1f}s: wall ratio "
+              f"{b / a:.2f}x (target < 1.5x); CPU of the eval process {ca:.1f}s vs {cb:.1f}s "
+              f"({cb / ca:.2f}x); {args.episodes} episodes on {args.num_envs} envs, up to "
+              f"{args.steps} steps; load average {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} CPUs")
     finally:
         host.terminate()
         host.wait(timeout=30)

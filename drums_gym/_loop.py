@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .wrappers._vector_info import member_info
+
 __all__ = [
     "IDLE_ACTION",
     "Members",
@@ -147,8 +149,6 @@ class Members:
         live: np.ndarray,
     ) -> list[Any]:
         """One action per member: the policy's for ``live`` members, else `IDLE_ACTION`."""
-        from .wrappers._vector_info import member_info
-
         return [
             self.act(i, observations[i], instructions[i], member_info(infos, i))
             if live[i]

@@ -49,6 +49,6 @@ def encode_png(frame: np.ndarray, level: int = 1) -> bytes:
     return (
         _SIGNATURE
         + _chunk(b"IHDR", header)
-        + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), level))
+        + _chunk(b"IDAT", zlib.compress(filtered, level))
         + _chunk(b"IEND", b"")
     )
