@@ -74,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
-    print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})", flush=True)
-    try:
+    try:  # Ctrl-C may come as soon as the line is out, before print returns
+        print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})",
+              flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
