@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ._loop import Members, Policy, check_capacity, needs_accessibility
-from .outcomes import EpisodeOutcome, rate, wilson_interval
+from .outcomes import UNKNOWN_REASON, EpisodeOutcome, rate, wilson_interval
 from .wrappers._vector_info import info_at, member_info
 
 __all__ = [
@@ -145,7 +145,7 @@ class EvalSummary:
         valid = [r for r in done if r.valid]
         successes = sum(r.success for r in valid)
         scores = [r.score for r in valid if r.score is not None]
-        reasons = Counter(r.reason or "unknown" for r in done if not r.valid)
+        reasons = Counter(r.reason or UNKNOWN_REASON for r in done if not r.valid)
         return cls(
             episodes=len(done),
             valid=len(valid),

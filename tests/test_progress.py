@@ -44,3 +44,13 @@ def test_live_bar_only_when_forced_or_on_a_terminal():
     with Progress(10, "episodes", stream=pipe) as bar:
         bar.update(10)
     assert pipe.getvalue().startswith("episodes: 10/10 in") and "\r" not in pipe.getvalue()
+
+
+def test_without_tqdm_only_the_closing_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the [cli] extra is not installed
+    out = io.StringIO()
+    with Progress(2, "steps", stream=out, enabled=True) as bar:
+        bar.update(2)
+    assert out.getvalue().startswith("steps: 2/2 in") and "\r" not in out.getvalue()
