@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from .outcomes import UNKNOWN_REASON
+
 __all__ = [
     "GroupResult",
     "advantages_from_vector",
@@ -32,9 +34,6 @@ __all__ = [
     "summarize",
     "vector_valid",
 ]
-
-#: the reason counted for an invalid member that gives none
-UNKNOWN_REASON = "unknown"
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
+from .._loop import PolicyWarning
 from . import evaluate, rollout, serve, tasks
 
 __all__ = ["main"]
@@ -15,9 +18,12 @@ COMMANDS = [serve, tasks, rollout, evaluate]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
     parser = argparse.ArgumentParser(
         prog="drums-gym", description="Gymnasium environments over Drums desktops."
     )
+    parser.add_argument("--version", action="version", version=f"drums-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
@@ -28,11 +34,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``drums-gym`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+            if issubclass(category, PolicyWarning):  # one plain line, not a source location
+                print(f"drums-gym {args.command}: warning: {message}", file=sys.stderr)
+            else:
+                shown(message, category, *rest, **kw)
+
+        warnings.showwarning = show
+        try:
+            return int(args.run(args) or 0)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return 130
 
 
 if __name__ == "__main__":

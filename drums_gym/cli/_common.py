@@ -35,14 +35,20 @@ def positive_int(text: str) -> int:
 
 
 def add_connection_args(p: argparse.ArgumentParser) -> None:
-    """``--url`` (default ``$DRUMS_URL``, else the embedded local host); the token is read
-    from ``$DRUMS_TOKEN`` only, so it never shows in a process listing."""
+    """``--url`` (default ``$DRUMS_URL``, else the embedded local host) and ``--token``
+    (default ``$DRUMS_TOKEN``; the variable keeps it out of process listings)."""
     p.add_argument(
         "--url",
         default=None,
         metavar="URL",
-        help="Drums host (default: $DRUMS_URL, else the embedded local host); "
-        "the token comes from $DRUMS_TOKEN",
+        help="Drums host (default: $DRUMS_URL, else the embedded local host)",
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        metavar="TOKEN",
+        help="bearer token of the host (default: $DRUMS_TOKEN, which is better: a flag "
+        "shows in process listings and shell history)",
     )
 
 

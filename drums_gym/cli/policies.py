@@ -33,12 +33,21 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
+
+from .._loop import (
+    Policy,
+    PolicyError,
+    call_policy,
+    needs_accessibility,
+    per_member,
+    reset_policy,
+)
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -53,14 +62,6 @@ __all__ = [
     "per_member",
     "reset_policy",
 ]
-
-#: the policy contract: (screenshot, instruction) -> one action string
-Policy = Callable[[np.ndarray, str], str]
-
-
-class PolicyError(ValueError):
-    """A policy spec could not be loaded, or a policy failed; the message names the spec."""
-
 
 class RandomPolicy:
     """Random pointer and keyboard actions within the screen, from a seeded generator.
@@ -133,22 +134,39 @@ def _screen_size(observation: Any) -> tuple[int, int]:
     return int(shape[0]), int(shape[1])
 
 
-def _random(seed: int, task: str | None) -> Policy:
+def _random(seed: int, task: str | None, option: str | None, max_steps: int | None) -> Policy:
+    if option is not None:
+        raise PolicyError(f"policy 'random' takes no option, got 'random:{option}'")
     return RandomPolicy(seed=seed)
 
 
 class ScriptedPolicy:
-    """The task's scripted solver (an oracle reading the accessibility tree) as a policy."""
+    """The task's scripted solver (an oracle reading the accessibility tree) as a policy.
+
+    Args:
+        task: the task id (full or its first 8 characters).
+        route: ``"gui"`` or ``"terminal"``; None: the GUI route if its episode fits
+            ``max_steps``, else the terminal route (see `drums_gym.solvers.get_solver`).
+        max_steps: the episode's step budget.
+    """
 
     needs_accessibility = True
 
-    def __init__(self, task: str) -> None:
+    def __init__(
+        self, task: str, route: str | None = None, max_steps: int | None = None
+    ) -> None:
         from ..solvers import get_solver
 
+        name = "scripted" if route is None else f"scripted:{route}"
         try:
-            self.solver = get_solver(task)
+            self.solver = get_solver(task, route=route, max_steps=max_steps)
         except (KeyError, ValueError) as exc:
-            raise PolicyError(f"policy 'scripted': no solver for task {task!r}: {exc}") from None
+            raise PolicyError(f"policy {name!r}: no solver for task {task!r}: {exc}") from None
+
+    @property
+    def route(self) -> str:
+        """The route the solver takes."""
+        return self.solver.route
 
     def reset(self) -> None:
         self.solver.reset()
@@ -157,54 +175,49 @@ class ScriptedPolicy:
         return self.solver(observation, instruction, info)
 
 
-def _scripted(seed: int, task: str | None) -> Policy:
+def _scripted(
+    seed: int, task: str | None, option: str | None, max_steps: int | None
+) -> Policy:
     if task is None:
         raise PolicyError("policy 'scripted' needs the task: it runs the task's own solver")
-    return ScriptedPolicy(task)
+    return ScriptedPolicy(task, route=option, max_steps=max_steps)
 
 
-#: built-in policy names and their factories ``factory(seed, task) -> policy``
-BUILTIN_POLICIES: dict[str, Callable[[int, str | None], Policy]] = {
+#: built-in policy names and their factories ``factory(seed, task, option, max_steps)``
+#: (``option`` is what follows ``NAME:``, e.g. the route of ``scripted:terminal``)
+BUILTIN_POLICIES: dict[str, Callable[[int, str | None, str | None, int | None], Policy]] = {
     "random": _random,
     "scripted": _scripted,
 }
 
 
-def load_policies(spec: str, seed: int, n: int, task: str | None = None) -> list[Policy]:
+def load_policies(
+    spec: str, seed: int, n: int, task: str | None = None, max_steps: int | None = None
+) -> list[Policy]:
     """One policy per member (seeds ``seed``, ``seed + 1``, ...): stateful policies such as
     scripted solvers keep one episode's state each."""
-    return [load_policy(spec, seed + i, task) for i in range(n)]
+    return [load_policy(spec, seed + i, task, max_steps=max_steps) for i in range(n)]
 
 
-def per_member(policy: Policy | Sequence[Policy], n: int) -> list[Policy]:
-    """``n`` policies: a sequence as it is (one per member), or one policy shared by all."""
-    policies = list(policy) if isinstance(policy, Sequence) else [policy] * n
-    if len(policies) != n:
-        raise ValueError(f"policy must be one policy or {n}, got {len(policies)}")
-    return policies
-
-
-def needs_accessibility(policies: Any) -> bool:
-    """Whether any policy asks for the accessibility tree in its ``info``."""
-    return any(getattr(p, "needs_accessibility", False) for p in policies)
-
-
-def reset_policy(policy: Policy) -> None:
-    """Start a new episode for a policy that keeps state (it has ``reset()``)."""
-    reset = getattr(policy, "reset", None)
-    if callable(reset):
-        reset()
-
-
-def load_policy(spec: str = "random", seed: int = 0, task: str | None = None) -> Policy:
+def load_policy(
+    spec: str = "random",
+    seed: int = 0,
+    task: str | None = None,
+    *,
+    max_steps: int | None = None,
+) -> Policy:
     """The policy a command-line spec names.
 
     Args:
-        spec: ``"random"``, ``"scripted"`` (the task's scripted solver: needs ``task``), or
+        spec: ``"random"``, ``"scripted"`` (the task's scripted solver: needs ``task``;
+            the GUI route when it fits ``max_steps``, else the terminal route),
+            ``"scripted:gui"`` or ``"scripted:terminal"`` (that route), or
             ``"MODULE:CALLABLE"`` (see the module docstring for how classes and factories
             are called).
         seed: seed of the policy's randomness (passed to classes and factories that
             take a ``seed``).
+        task: the task the policy will run (built-in policies that need it).
+        max_steps: the episode's step budget (the scripted policy picks a route by it).
 
     Raises:
         PolicyError: (a ValueError) naming the spec: unknown name, module not importable,
@@ -213,8 +226,9 @@ def load_policy(spec: str = "random", seed: int = 0, task: str | None = None) ->
     if not isinstance(spec, str) or not spec.strip():
         raise PolicyError(f"policy spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
-    if spec in BUILTIN_POLICIES:
-        return BUILTIN_POLICIES[spec](seed, task)
+    name, _, option = spec.partition(":")
+    if name in BUILTIN_POLICIES:
+        return BUILTIN_POLICIES[name](seed, task, option or None, max_steps)
     if ":" not in spec:
         known = ", ".join(sorted(BUILTIN_POLICIES))
         raise PolicyError(f"unknown policy {spec!r}: use one of {known}, or MODULE:CALLABLE")
@@ -329,33 +343,3 @@ def _instantiate(target: Any, seed: int, spec: str) -> Any:
             f"policy {spec!r}: building the policy failed: {type(exc).__name__}: {exc}"
         ) from exc
     return target
-
-
-def _wants_info(policy: Policy) -> bool:
-    """Whether ``policy`` takes a third positional parameter (the step's info)."""
-    try:
-        params = inspect.signature(policy).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
-
-
-def call_policy(
-    policy: Policy,
-    observation: np.ndarray,
-    instruction: str,
-    spec: str,
-    info: Mapping[str, Any] | None = None,
-) -> str:
-    """``policy(observation, instruction[, info])``, a failure reported as a `PolicyError`.
-
-    What the policy answers goes to the env as is: a non-string answer is the env's to
-    flag (``info["action_error"]``), as every policy mistake is data.
-    """
-    try:
-        if _wants_info(policy):
-            return policy(observation, instruction, info if info is not None else {})  # type: ignore[call-arg]
-        return policy(observation, instruction)
-    except Exception as exc:  # user code: report it as one line naming the spec
-        raise PolicyError(f"policy {spec!r} raised {type(exc).__name__}: {exc}") from exc

@@ -17,42 +17,25 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from .._loop import check_capacity
 from ..client import DrumsError
-from ..grpo import GroupResult
+from ..rollouts import GroupOutcome, MemberOutcome, iter_groups, run_groups, start_parent, total
 from ._common import (
     add_connection_args,
     add_output_args,
     dump_json,
     fail,
     fit_to_terminal,
-    info_at,
-    member_info,
     positive_int,
 )
 from ._progress import Progress
 from ._table import format_table
-from .policies import (
-    Policy,
-    call_policy,
-    load_policies,
-    needs_accessibility,
-    per_member,
-    reset_policy,
-)
+from .policies import load_policies, needs_accessibility
 
-__all__ = ["GroupOutcome", "MemberOutcome", "add_parser", "run", "run_groups"]
-
-#: the action of a member whose episode already ended, while the others go on: with
-#: DISABLED autoreset the fork vector env lets such a member sit out (action ignored)
-IDLE_ACTION = "WAIT"
-#: attempts at a parent episode whose gates pass before giving up
-PARENT_ATTEMPTS = 3
+# GroupOutcome, MemberOutcome and run_groups live in drums_gym.rollouts (re-exported here)
+__all__ = ["GroupOutcome", "MemberOutcome", "add_parser", "render", "run", "run_groups"]
 
 
 def add_parser(sub: Any) -> None:
@@ -66,7 +49,9 @@ def add_parser(sub: Any) -> None:
             "(invalid members are left out and their reasons counted)."
         ),
     )
-    p.add_argument("--task", default="e0df059f", help="task id or its first 8 characters")
+    p.add_argument(
+        "--task", default="e0df059f", help="task id or its first 8 characters (default e0df059f)"
+    )
     p.add_argument("--n", type=positive_int, default=8, help="members per group (default 8)")
     p.add_argument("--groups", type=positive_int, default=2, help="groups (default 2)")
     p.add_argument(
@@ -78,8 +63,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--policy",
         default="random",
-        help="'random' (default), MODULE:CALLABLE or FILE.py:CALLABLE; a class or a "
-        "factory taking seed= is called with --seed (see drums_gym.cli.policies)",
+        help="'random' (default); 'scripted' (the task's scripted solver: its GUI route "
+        "when it fits --steps, else the terminal route), 'scripted:gui' or "
+        "'scripted:terminal'; or MODULE:CALLABLE or FILE.py:CALLABLE (a class or a "
+        "factory taking seed= is called with --seed; see drums_gym.cli.policies)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
@@ -92,161 +79,6 @@ def add_parser(sub: Any) -> None:
     add_connection_args(p)
     add_output_args(p)
     p.set_defaults(run=run)
-
-
-# ---------------------------------------------------------------------------------- results
-
-
-@dataclass
-class MemberOutcome:
-    """How one member's episode ended."""
-
-    valid: bool
-    score: float | None
-    reason: str | None
-    steps: int
-    action_errors: int = 0
-
-
-@dataclass
-class GroupOutcome:
-    """One group: its members' outcomes and the advantages of the valid ones."""
-
-    index: int
-    members: list[MemberOutcome]
-    elapsed_s: float
-    result: GroupResult = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.result = GroupResult.from_scores(
-            [m.score if m.valid and m.score is not None else None for m in self.members],
-            reasons=[None if m.valid else m.reason for m in self.members],
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        summary = self.result.summary()
-        return {
-            "group": self.index,
-            **summary,
-            "scores": list(self.result.scores),
-            "advantages": list(self.result.advantages),
-            "steps": [m.steps for m in self.members],
-            "action_errors": [m.action_errors for m in self.members],
-            "elapsed_s": round(self.elapsed_s, 3),
-        }
-
-
-# ---------------------------------------------------------------------------------- running
-
-
-def run_groups(
-    parent: Any,
-    *,
-    n: int,
-    groups: int,
-    policy: Policy | Sequence[Policy],
-    spec: str = "policy",
-    progress: Progress | None = None,
-) -> list[GroupOutcome]:
-    """Fork ``parent`` (a reset `DrumsDesktopEnv`) into ``groups`` groups of ``n`` and run
-    ``policy`` in each member until its episode ends (a sequence: one policy per member,
-    each reset at the start of a group). The vector env is closed on return and on any
-    exception."""
-    policies = per_member(policy, n)
-    steps = parent.max_steps
-    instruction = parent.instruction
-    outcomes: list[GroupOutcome] = []
-    # DISABLED: each member runs one episode; vec.reset() starts the next group from the
-    # fork point (new children), and no member is re-forked mid-group
-    vec = parent.fork_vector(n, autoreset_mode="DISABLED")
-    try:
-        for g in range(groups):
-            started = time.perf_counter()
-            note = f"group {g + 1}/{groups}"
-            obs, infos = vec.reset()
-            for member in policies:
-                reset_policy(member)
-            done = np.zeros(n, dtype=bool)
-            members: list[MemberOutcome | None] = [None] * n
-            action_errors = np.zeros(n, dtype=np.int64)
-            step = 0
-            while not done.all():
-                actions = [
-                    IDLE_ACTION
-                    if done[i]
-                    else call_policy(policies[i], obs[i], instruction, spec, member_info(infos, i))
-                    for i in range(n)
-                ]
-                obs, rewards, terminations, truncations, infos = vec.step(actions)
-                step += 1
-                for i in np.flatnonzero(~done):
-                    if info_at(infos, "action_error", i) is not None:
-                        action_errors[i] += 1
-                    if terminations[i] or truncations[i]:
-                        valid = bool(info_at(infos, "valid", i, True))
-                        members[i] = MemberOutcome(
-                            valid=valid,
-                            score=float(rewards[i]) if valid else None,
-                            reason=None
-                            if valid
-                            else str(info_at(infos, "invalid_reason", i) or "unknown"),
-                            steps=step,
-                            action_errors=int(action_errors[i]),
-                        )
-                        done[i] = True
-                if progress is not None:
-                    progress.set(g * steps + min(step, steps), note=note)
-                if step > steps + 1:  # the env's step budget ends every episode before this
-                    raise RuntimeError(f"episodes did not end within {steps} steps")
-            if progress is not None:
-                progress.set((g + 1) * steps, note=note)
-            finished = [m for m in members if m is not None]
-            outcomes.append(GroupOutcome(g + 1, finished, time.perf_counter() - started))
-    finally:
-        vec.close()
-    return outcomes
-
-
-def _start_parent(parent: Any, prefix: list[str], seed: int) -> None:
-    """Reset the parent until its episode is valid, then run the prefix actions on it."""
-    reason = None
-    for attempt in range(PARENT_ATTEMPTS):
-        _, info = parent.reset(seed=seed if attempt == 0 else None)
-        if info.get("valid", True):
-            break
-        reason = info.get("invalid_reason")
-        print(
-            f"drums-gym rollout: the parent's episode is invalid ({reason}); resetting it",
-            file=sys.stderr,
-        )
-    else:
-        raise ValueError(
-            f"the parent desktop's episode was invalid {PARENT_ATTEMPTS} times "
-            f"(last reason: {reason})"
-        )
-    for code in prefix:
-        _, _, terminated, truncated, info = parent.step(code)
-        if info.get("action_error"):
-            raise ValueError(f"--prefix {code!r} was rejected: {info['action_error']}")
-        if not info.get("valid", True):
-            raise ValueError(
-                f"the parent's episode became invalid during --prefix {code!r} "
-                f"({info.get('invalid_reason')})"
-            )
-        if terminated or truncated:
-            raise ValueError(f"--prefix {code!r} ended the parent's episode")
-
-
-def _check_fork_size(parent: Any, n: int) -> None:
-    """Refuse up front what the host would refuse at the first fork."""
-    limits = parent.client.host().limits
-    if limits.fork_limit is not None and n > limits.fork_limit:
-        raise ValueError(f"--n {n} exceeds the host's fork limit of {limits.fork_limit} children")
-    if limits.live_desktops is not None and n + 1 > limits.live_desktops:
-        raise ValueError(
-            f"--n {n} children and their parent exceed the host's limit of "
-            f"{limits.live_desktops} live desktops"
-        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -267,9 +99,17 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
     try:
-        policies = load_policies(args.policy, args.seed, args.n, task=args.task)
+        policies = load_policies(
+            args.policy, args.seed, args.n, task=args.task, max_steps=args.steps - len(args.prefix)
+        )
     except ValueError as exc:
         return fail("rollout", exc)
+
+    def retry(reason: str | None) -> None:
+        print(
+            f"drums-gym rollout: the parent's episode is invalid ({reason}); resetting it",
+            file=sys.stderr,
+        )
 
     parent = None
     progress: Progress | None = None
@@ -278,20 +118,27 @@ def run(args: argparse.Namespace) -> int:
         parent = DrumsDesktopEnv(
             args.task,
             url=args.url,
+            token=args.token,
             max_steps=args.steps,
             accessibility=needs_accessibility(policies),
         )
-        _check_fork_size(parent, args.n)
-        _start_parent(parent, args.prefix, args.seed)
+        check_capacity(parent.client, args.n, name="--n")
+        start_parent(parent, args.prefix, args.seed, on_retry=retry, label="--prefix")
         progress = Progress(args.groups * args.steps, "steps", enabled=args.progress)
-        outcomes = run_groups(
-            parent,
-            n=args.n,
-            groups=args.groups,
-            policy=policies,
-            spec=args.policy,
-            progress=progress,
-        )
+        outcomes: list[GroupOutcome] = []
+        bar = progress
+        taken = 0
+
+        def on_step(group: int, step: int) -> None:
+            bar.set(taken + step, note=f"group {group}/{args.groups}")
+
+        for outcome in iter_groups(
+            parent, n=args.n, groups=args.groups, policy=policies, spec=args.policy,
+            on_step=on_step,
+        ):
+            taken += outcome.steps
+            bar.shrink(args.steps - outcome.steps)  # the budget this group did not use
+            outcomes.append(outcome)
     except (DrumsError, ValueError) as exc:
         return fail("rollout", exc)
     finally:
@@ -315,11 +162,8 @@ def run(args: argparse.Namespace) -> int:
 def _summary(
     args: argparse.Namespace, parent: Any, outcomes: list[GroupOutcome], elapsed: float
 ) -> dict[str, Any]:
-    members = [m for o in outcomes for m in o.members]
-    total = GroupResult.from_scores(
-        [m.score if m.valid else None for m in members],
-        reasons=[None if m.valid else m.reason for m in members],
-    ).summary()
+    totals = total(outcomes).summary()
+    totals["action_errors"] = sum(o.action_errors for o in outcomes)
     return {
         "task": parent.task_id,
         "env_id": f"Drums/{parent.task_id[:8]}",
@@ -330,7 +174,7 @@ def _summary(
         "groups": [o.to_json() for o in outcomes],
         "steps": args.steps,
         "prefix": list(args.prefix),
-        "total": total,
+        "total": totals,
         "elapsed_s": round(elapsed, 3),
     }
 
@@ -371,21 +215,25 @@ def render(summary: dict[str, Any]) -> str:
     if summary["prefix"]:
         lines.append("prefix   " + "; ".join(summary["prefix"]))
     lines.append("")
+    # the errors column shows when a policy made mistakes (they are data, never invalid)
+    show_errors = any(sum(g["action_errors"]) for g in groups)
     rows = []
     for g in groups:
-        rows.append(
-            [
-                str(g["group"]),
-                f"{g['valid']}/{g['n']}",
-                _num(g["mean_score"]),
-                _cells(g["scores"], signed=False),
-                _cells(g["advantages"], signed=True),
-                _reasons(g["invalid_reasons"]),
-            ]
-        )
+        row = [
+            str(g["group"]),
+            f"{g['valid']}/{g['n']}",
+            _num(g["mean_score"]),
+            _cells(g["scores"], signed=False),
+            _cells(g["advantages"], signed=True),
+        ]
+        if show_errors:
+            row.append(str(sum(g["action_errors"])))
+        rows.append([*row, _reasons(g["invalid_reasons"])])
+    headers = ["group", "valid", "mean", "scores", "advantages"]
+    headers += ["errors"] if show_errors else []
     lines.append(
         format_table(
-            ["group", "valid", "mean", "scores", "advantages", "invalid"], rows, align="rrrlll"
+            [*headers, "invalid"], rows, align="rrrll" + "r" * show_errors + "l"
         )
     )
     total = summary["total"]
@@ -395,10 +243,16 @@ def render(summary: dict[str, Any]) -> str:
     lines.append(
         f"total    {total['valid']}/{total['n']} valid, mean score {_num(total['mean_score'])}, "
         f"{successes} success{'es' * (successes != 1)}, "
+        f"{total['action_errors']} action error{'s' * (total['action_errors'] != 1)}, "
         f"invalid: {_reasons(dict(reasons))}, {summary['elapsed_s']:.1f}s"
     )
     lines.append(
         "         advantage = (score - group mean) / (group std + 1e-6) over valid "
         "members; '-': invalid, left out"
     )
+    if show_errors:
+        lines.append(
+            "         errors = actions the env rejected (policy mistakes: data, the episode "
+            "goes on)"
+        )
     return "\n".join(lines)

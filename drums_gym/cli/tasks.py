@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with connect(url=args.url) as client:
+        with connect(url=args.url, token=args.token) as client:
             tasks = client.tasks()
     except (DrumsError, ValueError) as exc:
         return fail("tasks", exc)

@@ -79,16 +79,28 @@ def routes(task_id: str) -> tuple[str, ...]:
     return tuple(r for r in ROUTES if (short, r) in SOLVERS)
 
 
-def get_solver(task_id: str, route: str | None = None) -> Solver:
+def get_solver(task_id: str, route: str | None = None, max_steps: int | None = None) -> Solver:
     """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``; None: the
-    first available, GUI before terminal). Raises KeyError when there is none."""
+    first available whose episode fits ``max_steps``, GUI before terminal, else the
+    shortest). Raises KeyError when there is none.
+
+    >>> get_solver("23393935").route, get_solver("23393935", max_steps=15).route
+    ('gui', 'terminal')
+    """
     if route is not None and route not in ROUTES:
         raise ValueError(f"route must be one of {ROUTES} or None, got {route!r}")
+    if max_steps is not None and (
+        isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+    ):
+        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
     short = _short(task_id)
     available = routes(short)
     if not available:
         known = sorted({k[0] for k in SOLVERS})
         raise KeyError(f"no solver for task {task_id!r}; solvers exist for {', '.join(known)}")
+    if route is None and max_steps is not None:
+        fitting = [r for r in available if SOLVERS[(short, r)].steps <= max_steps]
+        route = fitting[0] if fitting else min(available, key=lambda r: SOLVERS[(short, r)].steps)
     chosen = route or available[0]
     if chosen not in available:
         raise KeyError(f"task {short} has no {chosen!r} solver; routes: {', '.join(available)}")

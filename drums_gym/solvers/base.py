@@ -39,6 +39,9 @@ class Solver:
 
     task_id: ClassVar[str] = ""
     route: ClassVar[str] = ""
+    #: the steps an episode takes with this solver, its closing DONE included, when
+    #: nothing on screen has to be waited for (``get_solver(max_steps=...)`` picks by it)
+    steps: ClassVar[int] = 0
     max_waits: ClassVar[int] = 10
 
     def __init__(self) -> None:

@@ -96,6 +96,7 @@ class RenameFolderGui(Solver):
     """e0df059f: select the desktop folder, F2, type the new name, Enter."""
 
     task_id, route = "e0df059f-28a6-4169-924f-b9623e7184cc", "gui"
+    steps = 4
 
     def plan(self) -> Iterable[Step]:
         return rename(desktop_icon("todo_list_Jan_1"), "todo_list_Jan_2")
@@ -105,6 +106,7 @@ class MoveTodoGui(Solver):
     """7688b85f: cut todo.txt on the desktop, open done/ in Files, paste."""
 
     task_id, route = "7688b85f-87a4-4e4a-b2f8-f3d6c3f29b82", "gui"
+    steps = 5
 
     def plan(self) -> Iterable[Step]:
         todo = desktop_icon("todo.txt")
@@ -117,6 +119,7 @@ class RestorePosterGui(Solver):
     """5ea617a3: Files (dock) → Trash (sidebar) → select the poster → Restore."""
 
     task_id, route = "5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57", "gui"
+    steps = 5
 
     def plan(self) -> Iterable[Step]:
         poster = file_icon("poster_party_night.webp", "Trash")
@@ -129,6 +132,7 @@ class CopyFileToDirsGui(Solver):
     """6f56bf42: Files (Home) → copy file1 → into dir1, back, dir2, back, dir3: paste."""
 
     task_id, route = "6f56bf42-85b8-4fbb-8e06-6c44960184ba", "gui"
+    steps = 13
 
     def plan(self) -> Iterable[Step]:
         steps: list[Step] = [click(dock("Files")), *copy_items(["file1"], "Home")]
@@ -144,6 +148,7 @@ class CopyJpgsGui(Solver):
     select the pictures, copy, type ~/Desktop/cpjpg, paste."""
 
     task_id, route = "23393935-50c7-4a86-aeea-2b78fd089c5c", "gui"
+    steps = 24
     SOURCES: ClassVar[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         ("thailand", "~/Desktop/photos/vacation/thailand",
          ("monk252520thailand252520wat252520arun252520scaled25255B225255D.jpg",)),
@@ -189,6 +194,7 @@ class ChmodGui(Solver):
     Permissions: Owner "Read and write", Group and Others "Read-only", not executable."""
 
     task_id, route = "4d117223-a354-47fb-8b45-62ab1390a95f", "gui"
+    steps = 26
     FILES: ClassVar[tuple[tuple[str, str, str], ...]] = (
         ("~/testDir", "testDir", "file1.txt"),
         ("~/testDir/subDir1", "subDir1", "file2.txt"),

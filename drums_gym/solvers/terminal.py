@@ -49,35 +49,42 @@ class TerminalSolver(Solver):
 
 class RenameFolderTerminal(TerminalSolver):
     task_id = "e0df059f-28a6-4169-924f-b9623e7184cc"
+    steps = 3
     COMMANDS = ("mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2",)
 
 
 class MoveTodoTerminal(TerminalSolver):
     task_id = "7688b85f-87a4-4e4a-b2f8-f3d6c3f29b82"
+    steps = 3
     COMMANDS = ("mv ~/Desktop/todo.txt ~/Desktop/done/",)
 
 
 class RestorePosterTerminal(TerminalSolver):
     task_id = "5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57"
+    steps = 4
     COMMANDS = ("mv ~/.local/share/Trash/files/poster_party_night.webp ~/Desktop/",
                 "rm -f ~/.local/share/Trash/info/poster_party_night.webp.trashinfo")
 
 
 class CopyFileToDirsTerminal(TerminalSolver):
     task_id = "6f56bf42-85b8-4fbb-8e06-6c44960184ba"
+    steps = 2
     COMMANDS = ("cd ~ && for d in dir1 dir2 dir3; do cp file1 \"$d\"/; done",)
 
 
 class CopyJpgsTerminal(TerminalSolver):
     task_id = "23393935-50c7-4a86-aeea-2b78fd089c5c"
+    steps = 3
     COMMANDS = ("find ~/Desktop/photos -type f -name '*.jpg' -exec cp {} ~/Desktop/cpjpg/ \\;",)
 
 
 class ChmodTerminal(TerminalSolver):
     task_id = "4d117223-a354-47fb-8b45-62ab1390a95f"
+    steps = 2
     COMMANDS = ("find ~/testDir -type f -exec chmod 644 {} +",)
 
 
 class AppendBrTerminal(TerminalSolver):
     task_id = "5ced85fc-fa1a-4217-95fd-0fb530545ce2"
+    steps = 2
     COMMANDS = ('for line in 1 2 3; do echo "$line<br/>"; done > ~/output.txt',)

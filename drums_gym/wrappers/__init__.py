@@ -23,6 +23,7 @@ VectorRecordTrajectory         RecordTrajectory for vector envs: ``env-<k>/`` fo
 ... # doctest: +SKIP
 """
 
+from ._trajectory import UNFINISHED
 from .discrete_clicks import DEFAULT_KEYS, DiscreteClicks
 from .episode_statistics import DrumsEpisodeStatistics
 from .record_trajectory import RecordTrajectory
@@ -38,6 +39,7 @@ __all__ = [
     "DEFAULT_KEYS",
     "INSTRUCTION_CHARSET",
     "MAX_INSTRUCTION_LENGTH",
+    "UNFINISHED",
     "DiscreteClicks",
     "DrumsEpisodeStatistics",
     "DrumsVectorEpisodeStatistics",

@@ -35,5 +35,8 @@ def fit_width(image: Image.Image, max_width: int) -> Image.Image:
     """``image`` scaled down (aspect kept) so that it is at most ``max_width`` wide."""
     if image.width <= max_width:
         return image
+    factor, rest = divmod(image.width, max_width)
+    if rest == 0 and image.height % factor == 0:  # 1920 -> 960: a box filter, much faster
+        return image.reduce(factor)
     height = max(1, round(image.height * max_width / image.width))
-    return image.resize((max_width, height), Image.Resampling.BILINEAR)
+    return image.resize((max_width, height), Image.Resampling.BILINEAR, reducing_gap=2.0)

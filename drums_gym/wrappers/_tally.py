@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections import Counter, deque
 
-__all__ = ["EpisodeTally", "info_score", "info_validity"]
+from ..outcomes import UNKNOWN_REASON, info_score, info_validity, rate
 
-#: counted for an invalid episode whose info gives no reason
-UNKNOWN_REASON = "unknown"
+__all__ = ["EpisodeTally", "info_score", "info_validity"]
 
 
 class EpisodeTally:
@@ -61,12 +59,12 @@ class EpisodeTally:
     @property
     def success_rate(self) -> float | None:
         """Successes over valid episodes; None before the first valid episode ends."""
-        return self.success_count / self.valid_count if self.valid_count else None
+        return rate(self.success_count, self.valid_count)
 
     @property
     def invalid_rate(self) -> float | None:
         """Invalid over all finished episodes; None before the first episode ends."""
-        return self.invalid_count / self.episode_count if self.episode_count else None
+        return rate(self.invalid_count, self.episode_count)
 
     def _record(
         self,
@@ -92,18 +90,3 @@ class EpisodeTally:
         self.success_count += success
         return success
 
-
-def info_validity(info: dict) -> tuple[bool, str | None]:
-    """``(valid, invalid_reason)`` of one env's info; an info without ``"valid"`` is valid."""
-    valid = bool(info.get("valid", True))
-    reason = info.get("invalid_reason")
-    return valid, (None if valid or reason is None else str(reason))
-
-
-def info_score(info: dict) -> float | None:
-    """The checker's score in an episode-end info, if it has one."""
-    score = info.get("score")
-    if isinstance(score, bool) or not isinstance(score, numbers.Real):
-        return None
-    value = float(score)
-    return value if math.isfinite(value) else None

@@ -13,7 +13,7 @@ from ._action_table import DEFAULT_KEYS, ActionTable, pair, screen_of
 __all__ = ["DEFAULT_KEYS", "DiscreteClicks"]
 
 
-class DiscreteClicks(gym.ActionWrapper[Any, int, str]):
+class DiscreteClicks(gym.ActionWrapper[Any, int, str], gym.utils.RecordConstructorArgs):
     """Integer actions for libraries without text action spaces.
 
     The screen is cut into ``grid = (cols, rows)`` cells; the actions are, in this order:
@@ -57,6 +57,10 @@ class DiscreteClicks(gym.ActionWrapper[Any, int, str]):
             double_click=double_click,
             keys=keys,
             words=words,
+        )
+        gym.utils.RecordConstructorArgs.__init__(
+            self, grid=grid, double_click=double_click, keys=tuple(keys), words=tuple(words),
+            screen=screen,
         )
         gym.ActionWrapper.__init__(self, env)
         self.table = table

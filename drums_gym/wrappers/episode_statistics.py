@@ -13,7 +13,11 @@ from ._tally import EpisodeTally, info_score, info_validity
 __all__ = ["DrumsEpisodeStatistics"]
 
 
-class DrumsEpisodeStatistics(gym.Wrapper[ObsType, ActType, ObsType, ActType], EpisodeTally):
+class DrumsEpisodeStatistics(
+    gym.Wrapper[ObsType, ActType, ObsType, ActType],
+    gym.utils.RecordConstructorArgs,
+    EpisodeTally,
+):
     """Like Gymnasium's ``RecordEpisodeStatistics``, but invalid episodes are left out.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l": length, "t":
@@ -46,6 +50,10 @@ class DrumsEpisodeStatistics(gym.Wrapper[ObsType, ActType, ObsType, ActType], Ep
         stats_key: str = "episode",
         success_threshold: float = 1.0,
     ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buffer_length=buffer_length, stats_key=stats_key,
+            success_threshold=success_threshold,
+        )
         gym.Wrapper.__init__(self, env)
         self._init_tally(buffer_length, success_threshold)
         self._stats_key = stats_key
@@ -77,7 +85,8 @@ class DrumsEpisodeStatistics(gym.Wrapper[ObsType, ActType, ObsType, ActType], Ep
         if terminated or truncated:
             if self._stats_key in info:
                 raise ValueError(
-                    f"info already has the stats key {self._stats_key!r}: {sorted(info)}"
+                    f"info already has the stats key {self._stats_key!r} (another statistics "
+                    f"wrapper below this one?): pass another stats_key; info keys: {sorted(info)}"
                 )
             elapsed = round(time.perf_counter() - self._start, 6)
             success = self._record(

@@ -14,7 +14,7 @@ from ._trajectory import EpisodeWriter, as_frame
 __all__ = ["RecordTrajectory"]
 
 
-class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any]):
+class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Write each episode to ``directory/episode-000001/``, ``episode-000002/``, ...
 
     Each episode folder holds:
@@ -65,6 +65,10 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any]):
     ) -> None:
         writer = EpisodeWriter(
             directory, save_frames=save_frames, gif=gif, fps=fps, gif_max_width=gif_max_width
+        )
+        gym.utils.RecordConstructorArgs.__init__(
+            self, directory=str(directory), save_frames=save_frames, gif=gif, fps=fps,
+            gif_max_width=gif_max_width,
         )
         gym.Wrapper.__init__(self, env)
         self.writer = writer
@@ -126,12 +130,15 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any]):
         self.writer.record(self._frame(obs), action, reward, terminated, truncated, info)
         if terminated or truncated:
             self.writer.finish()
+            self.writer.worker.flush()  # an episode's files are complete when it ends
         return obs, reward, terminated, truncated, info
 
     def close(self) -> None:
-        """Finish the current episode's files, then close the env."""
-        self.writer.finish()
-        super().close()
+        """Finish the current episode's files (waiting for its images), then close the env."""
+        try:
+            self.writer.close()
+        finally:
+            super().close()
 
     def _frame(self, obs: Any) -> np.ndarray | None:
         frame = as_frame(obs)

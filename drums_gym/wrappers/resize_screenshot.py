@@ -26,7 +26,9 @@ def screenshot_space(space: gym.Space[Any], name: str = "env.observation_space")
     return space
 
 
-class ResizeScreenshot(gym.ObservationWrapper[np.ndarray, Any, np.ndarray]):
+class ResizeScreenshot(
+    gym.ObservationWrapper[np.ndarray, Any, np.ndarray], gym.utils.RecordConstructorArgs
+):
     """Resize each screenshot to ``shape = (height, width)`` with Pillow; dtype stays uint8.
 
     Like Gymnasium's ``ResizeObservation`` (same ``shape`` order), without OpenCV. Wrap it
@@ -56,6 +58,7 @@ class ResizeScreenshot(gym.ObservationWrapper[np.ndarray, Any, np.ndarray]):
         screenshot_space(env.observation_space)
         self.shape = check_shape(shape)
         self.resample = Image.Resampling(resample)
+        gym.utils.RecordConstructorArgs.__init__(self, shape=self.shape, resample=self.resample)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = spaces.Box(0, 255, (*self.shape, 3), np.uint8)
 

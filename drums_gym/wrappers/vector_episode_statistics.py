@@ -126,7 +126,10 @@ class DrumsVectorEpisodeStatistics(VectorWrapper, EpisodeTally):
     ) -> None:
         key = self._stats_key
         if key in infos or f"_{key}" in infos:
-            raise ValueError(f"infos already have the stats key {key!r}: {sorted(infos)}")
+            raise ValueError(
+                f"infos already have the stats key {key!r} (another statistics wrapper below "
+                f"this one?): pass another stats_key; info keys: {sorted(infos)}"
+            )
         elapsed = np.round(time.perf_counter() - self._starts, 6)
         success = np.zeros(self.num_envs, dtype=bool)
         reasons = np.full(self.num_envs, None, dtype=object)

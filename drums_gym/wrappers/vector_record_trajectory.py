@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from ._trajectory import EpisodeWriter, as_frame, check_recording_args
+from ._trajectory import EpisodeWriter, FrameWorker, as_frame, check_recording_args
 from ._vector_info import member_info
 
 __all__ = ["VectorRecordTrajectory"]
@@ -27,7 +27,10 @@ class VectorRecordTrajectory(VectorWrapper):
     action); for ``DISABLED``, ``reset(options={"reset_mask": m})`` starts the masked
     sub-envs' next episodes, and an ended sub-env records nothing until then.
     ``SAME_STEP`` is refused (its final observation is not the batch's). An episode is
-    finished when it ends, when a reset starts another, and on ``close()``.
+    finished when it ends, when a reset starts another, and on ``close()``; one that did
+    not end (closed or reset first) is marked with ``unfinished.json``. PNGs and GIFs are
+    encoded by a background thread (bounded queue): they are all on disk after
+    ``close()`` (or :meth:`flush`).
 
     Args:
         env: the vector env to record (``NEXT_STEP`` or ``DISABLED`` autoreset).
@@ -67,6 +70,8 @@ class VectorRecordTrajectory(VectorWrapper):
             raise ValueError("VectorRecordTrajectory needs NEXT_STEP or DISABLED autoreset")
         VectorWrapper.__init__(self, env)
         self.directory = Path(directory)
+        #: encodes every sub-env's images off the step path (flushed on close)
+        self.worker = FrameWorker(maxsize=max(32, 4 * self.num_envs))
         #: one writer per sub-env, in ``directory/env-<k>``
         self.writers: list[EpisodeWriter] = [
             EpisodeWriter(
@@ -75,6 +80,7 @@ class VectorRecordTrajectory(VectorWrapper):
                 gif=gif,
                 fps=fps,
                 gif_max_width=gif_max_width,
+                worker=self.worker,
             )
             for k in range(self.num_envs)
         ]
@@ -137,8 +143,13 @@ class VectorRecordTrajectory(VectorWrapper):
         try:
             for writer in self.writers:
                 writer.finish()
+            self.worker.close()
         finally:
             self.env.close(**kwargs)
+
+    def flush(self) -> None:
+        """Wait until every image recorded so far is written."""
+        self.worker.flush()
 
 
 def _frame(obs: Any, i: int) -> np.ndarray | None:

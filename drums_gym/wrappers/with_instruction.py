@@ -49,7 +49,9 @@ def warn_if_outside(text: spaces.Text, instruction: str) -> None:
         )
 
 
-class WithInstruction(gym.ObservationWrapper[dict[str, Any], Any, np.ndarray]):
+class WithInstruction(
+    gym.ObservationWrapper[dict[str, Any], Any, np.ndarray], gym.utils.RecordConstructorArgs
+):
     """Observations become ``{"screenshot": array, "instruction": str}``.
 
     The instruction is the one the last ``reset`` gave in ``info["instruction"]`` (else
@@ -72,6 +74,7 @@ class WithInstruction(gym.ObservationWrapper[dict[str, Any], Any, np.ndarray]):
 
     def __init__(self, env: gym.Env[np.ndarray, Any], charset: str = INSTRUCTION_CHARSET) -> None:
         text = instruction_space(charset)
+        gym.utils.RecordConstructorArgs.__init__(self, charset=charset)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = spaces.Dict(
             {"screenshot": env.observation_space, "instruction": text}
