@@ -31,16 +31,20 @@ ALWAYS = ("drums_gym._version",)
 SERVER = ("fastapi", "uvicorn", "starlette", "pydantic")
 #: what a pure leaf never loads
 HEAVY = ("gymnasium", "httpx", *SERVER, "numpy", "PIL")
-LOOPS = ("evaluation", "rollouts", "grpo", "wrappers")
+LOOPS = ("evaluation", "rollouts", "grpo", "wrappers", "_loop", "outcomes")
 
 # fmt: off
 LAYERS: tuple[Layer, ...] = (
     Layer("cli", ("drums_gym.cli",), uses=("integrations", *LOOPS, "solvers", "local")),
-    Layer("integrations", ("drums_gym.integrations",), uses=LOOPS),
+    Layer("integrations", ("drums_gym.integrations",), uses=LOOPS,
+          optional=("trl", "transformers", "torch", "verifiers", "stable_baselines3",
+                    "datasets")),
     Layer("evaluation", ("drums_gym.evaluation",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("rollouts", ("drums_gym.rollouts",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("grpo", ("drums_gym.grpo",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("wrappers", ("drums_gym.wrappers",), uses=("envs", *LOOPS), blocked=SERVER),
+    Layer("_loop", ("drums_gym._loop",), uses=("envs", *LOOPS), blocked=SERVER),
+    Layer("outcomes", ("drums_gym.outcomes",), blocked=HEAVY, stdlib_only=True),
     Layer("envs", ("drums_gym.envs", "drums_gym.registration"), uses=("client", "_catalog_ids"),
           blocked=SERVER,
           banned=("httpx",)),

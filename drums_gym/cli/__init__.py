@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._loop import PolicyWarning
+from .._version import __version__
 from . import evaluate, rollout, serve, tasks
 
 __all__ = ["main"]
@@ -18,8 +19,6 @@ COMMANDS = [serve, tasks, rollout, evaluate]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="drums-gym", description="Gymnasium environments over Drums desktops."
     )
