@@ -17,6 +17,7 @@ from types import TracebackType
 
 from .app import create_app
 from .faults import Faults, FaultSpec
+from .guards import guarded_h11
 from .host import Host, HostConfig
 
 __all__ = ["LocalHost", "is_loopback"]
@@ -24,6 +25,10 @@ __all__ = ["LocalHost", "is_loopback"]
 log = logging.getLogger("drums_gym.local")
 
 STARTUP_TIMEOUT_S = 30.0
+#: an idle keep-alive connection is closed after this many seconds (uvicorn's setting)
+KEEP_ALIVE_S = 30
+#: the largest request head (request line and headers) h11 buffers, bytes
+MAX_HEAD_BYTES = 16 * 1024
 
 
 def is_loopback(address: str) -> bool:
@@ -101,8 +106,16 @@ class LocalHost:
         sock.bind((self.bind_host, self._port))
         sock.listen(2048)
         self._socket = sock
+        limits = self.model.config
         config = uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_keep_alive=KEEP_ALIVE_S,
+            limit_concurrency=limits.max_connections,
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+            http=guarded_h11(limits.header_timeout_s, limits.max_connections),
         )
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
