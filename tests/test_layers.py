@@ -12,8 +12,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "drums_gym"
 #: what each layer may import from drums_gym (besides itself) and what it must not import
 ALLOWED = {
     "actions": ({"drums_gym.actions"}, {"gymnasium", "httpx", "fastapi"}),
-    "local": ({"drums_gym.actions", "drums_gym._rgb", "drums_gym", "drums_gym.protocol"}, {"gymnasium", "httpx"}),
-    "client": ({"drums_gym.local", "drums_gym._rgb", "drums_gym", "drums_gym.protocol"}, {"gymnasium"}),
+    "local": (
+        {"drums_gym.actions", "drums_gym._rgb", "drums_gym", "drums_gym.protocol"},
+        {"gymnasium", "httpx"},
+    ),
+    "client": (
+        {"drums_gym.local", "drums_gym._rgb", "drums_gym", "drums_gym.protocol"},
+        {"gymnasium"},
+    ),
     "envs": ({"drums_gym.actions", "drums_gym.client", "drums_gym.local"}, {"httpx"}),
     "solvers": ({"drums_gym.actions"}, {"gymnasium", "httpx"}),
 }
