@@ -224,3 +224,37 @@ def test_the_embedded_host_reads_its_limits_from_the_env(monkeypatch):
         if server is not None:
             server.stop()
         monkeypatch.setattr(embedded, "_host", None)
+
+
+def test_a_request_sweeps_only_its_own_workspace(make_host, monkeypatch):
+    """Per-request expiry does not scale with the number of workspaces (the reaper thread
+    sweeps them all, off the request path)."""
+    from drums_gym.local import host as host_module
+    from drums_gym.local import leases
+
+    server = make_host(HostConfig(gate_delay_s=0.0))
+    for i in range(50):
+        auth = {"Authorization": f"Bearer other-{i}"}
+        sid = httpx.post(server.url + "/v1/slots", json={"task": "e0df059f"}, headers=auth)
+        httpx.delete(server.url + f"/v1/slots/{sid.json()['id']}", headers=auth)
+    assert len(server.model._workspaces) >= 50
+    swept: list[object] = []
+    real = leases.sweep
+
+    def counting(workspaces, ws, now=None):
+        swept.append(ws)
+        return real(workspaces, ws, now)
+
+    monkeypatch.setattr(host_module, "sweep", counting)
+    monkeypatch.setattr(host_module, "reap_all", lambda *a, **k: None)  # hold the reaper still
+    mine = {"Authorization": "Bearer mine"}
+    with httpx.Client(base_url=server.url, timeout=TIMEOUT, headers=mine) as http:
+        sid = http.post("/v1/slots", json={"task": "e0df059f"}).json()["id"]
+        swept.clear()
+        for _ in range(3):
+            http.get("/v1/slots")
+            http.get("/v1/host")
+            http.post(f"/v1/slots/{sid}/actions", json={"code": "pyautogui.moveTo(3, 3)"})
+        assert swept and len({id(ws) for ws in swept}) == 1, "one workspace swept: the caller's"
+        assert len(swept) <= 9, "at most one sweep per request"
+        http.delete(f"/v1/slots/{sid}")

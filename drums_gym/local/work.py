@@ -85,10 +85,11 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             entry[P.F_APPLIED] = len(actions)
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
-        ws = host.workspaces.get(slot.workspace)
-        state = ws.states.get(slot.saved_state or "") if ws else None
-        if state is not None:
-            state.touch()  # a state in use is not idle
+        with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
+            ws = host.workspaces.get(slot.workspace)
+            state = ws.states.get(slot.saved_state or "") if ws else None
+            if state is not None:
+                state.touch()  # a state in use is not idle
         episode.log.append(entry)
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
