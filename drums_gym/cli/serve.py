@@ -67,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
-    print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})", flush=True)
-    try:
+    try:  # a Ctrl+C right after the line below is printed still stops cleanly
+        line = f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})"
+        print(line, flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
