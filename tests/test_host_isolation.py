@@ -235,3 +235,21 @@ def test_a_5xx_is_logged_with_its_traceback(local_host, monkeypatch, caplog):
         assert records and records[0].exc_info is not None
         assert "planted host bug" in str(records[0].exc_info[1])
         http.delete(f"/v1/slots/{sid}")
+
+
+def test_a_lease_ending_stops_the_slots_running_work(two, monkeypatch):
+    server, a, _ = two
+    hold = Hold(monkeypatch, charging=True)
+    sid = _create(a)
+    hold.target = _slot_object(server, sid).desktop
+    action = Background(
+        lambda: a.post(f"/v1/slots/{sid}/actions", json={"code": "pyautogui.click(5, 5)"})
+    )
+    assert hold.started.wait(TIMEOUT)
+    try:  # the lease now ends at once: the reaper thread expires the slot mid-action
+        assert a.post(f"/v1/slots/{sid}/lease", json={"ttl_s": 0.001}).status_code == 200
+        r = action.result()
+        assert hold.finished.is_set() and not hold.release.is_set(), "the reaper stopped it"
+        assert r.status_code == 409 and "lease_expired" in r.text, r.text
+    finally:
+        hold.release.set()
