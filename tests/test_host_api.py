@@ -128,9 +128,11 @@ def test_verify_strict_conflicts_until_valid(make_host):
     server = make_host(HostConfig(gate_delay_s=30))
     with httpx.Client(base_url=server.url) as http:
         sid = create(http)["id"]
-        body = error(verify(http, sid, strict=True), 409, "conflict")
+        # timeout_s=0: judge now (by default verify waits for pending gates: contract 3)
+        now = f"/v1/slots/{sid}/verify"
+        body = error(http.post(now, json={"strict": True, "timeout_s": 0}), 409, "conflict")
         assert body["details"]["episode"]["status"] == "pending"
-        reward = verify(http, sid).json()
+        reward = http.post(now, json={"strict": False, "timeout_s": 0}).json()
         assert reward["valid"] is False and reward["reason"] == "pending"
         # a long-poll with a short timeout answers the pending episode as it is
         assert http.get(f"/v1/slots/{sid}/episode?wait=true&timeout_s=0.1").json()["status"] == (

@@ -192,7 +192,6 @@ def test_control_words_are_sent_to_the_host_as_actions(local_host, monkeypatch):
     assert sent == ["WAIT", "DONE"]
 
 
-@pytest.mark.xfail(strict=False, reason="needs h2 host control words")
 def test_a_solve_followed_by_fail_scores_zero(at_host):
     env = DrumsDesktopEnv(TASK)
     try:

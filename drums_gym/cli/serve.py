@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from typing import Any
@@ -30,43 +31,53 @@ def add_parser(sub: Any) -> None:
         help="fault spec, e.g. gate_fail=0.1,fork_child_fail=0.2,latency_ms=50",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the fault rolls (default 0)")
-    p.add_argument("--live-desktops", type=int, default=16, help="live desktops per workspace")
-    p.add_argument("--host-desktops", type=int, default=32, help="desktops on the whole host")
-    p.add_argument("--fork-limit", type=int, default=8, help="children per fork")
-    p.add_argument("--saved-states", type=int, default=8, help="saved states per workspace")
-    p.add_argument("--default-ttl", type=float, default=900.0, help="default lease, seconds")
-    p.add_argument("--max-ttl", type=float, default=86400.0, help="longest lease, seconds")
     p.add_argument(
-        "--state-idle-ttl", type=float, default=1800.0, help="idle lease of a saved state, seconds"
+        "--tasks",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="add the OSWorld task files of PATH (a file or folder; repeatable) to the catalog,"
+        " after those of DRUMS_LOCAL_TASKS",
     )
-    p.add_argument(
-        "--gate-delay", type=float, default=0.2, help="seconds until a new episode's gates resolve"
-    )
-    p.add_argument("--tasks", action="append", default=[], metavar="PATH", help="add the OSWorld task files of PATH (a file or folder; repeatable) to the catalog")  # noqa: E501  (h8: run() passes drums_gym.local.tasks.build_catalog(args.tasks) to the host)
+    from ..local.config import KNOBS, HostConfig
+
+    defaults = HostConfig()
+    for knob in KNOBS:
+        value = getattr(defaults, knob.field)
+        p.add_argument(
+            knob.flag,
+            dest=knob.field,
+            type=type(value),
+            default=None,
+            metavar="N",
+            help=f"{knob.help} (default {value}; env {knob.env})",
+        )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..local.config import KNOBS, HostConfig
     from ..local.faults import FaultSpec
-    from ..local.host import HostConfig
     from ..local.server import LocalHost
+    from ..local.tasks import CATALOG, ENV_TASKS, build_catalog, split_paths
 
-    try:
-        config = HostConfig(
-            live_desktops=args.live_desktops,
-            host_desktops=args.host_desktops,
-            fork_limit=args.fork_limit,
-            saved_states=args.saved_states,
-            default_ttl_s=args.default_ttl,
-            max_ttl_s=args.max_ttl,
-            state_idle_ttl_s=args.state_idle_ttl,
-            gate_delay_s=args.gate_delay,
-        )
+    try:  # a flag beats its DRUMS_LOCAL_* variable, which beats the default
+        flags = {k.field: getattr(args, k.field) for k in KNOBS}
+        config = HostConfig.from_env(**{k: v for k, v in flags.items() if v is not None})
         faults = FaultSpec.parse(args.faults)
+        catalog = CATALOG  # the bundled tasks and those of DRUMS_LOCAL_TASKS
+        if args.tasks:
+            catalog = build_catalog([*split_paths(os.environ.get(ENV_TASKS)), *args.tasks])
         server = LocalHost(
-            config, host=args.host, port=args.port, tokens=args.token, faults=faults, seed=args.seed
+            config,
+            host=args.host,
+            port=args.port,
+            tokens=args.token,
+            faults=faults,
+            seed=args.seed,
+            catalog=catalog,
         )
-    except ValueError as exc:
+    except ValueError as exc:  # a TaskFileError too: it names the file and the problem
         print(f"drums-gym serve: {exc}", file=sys.stderr)
         return 2
     try:  # LocalHost warns (logging) when it binds beyond loopback
@@ -75,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
-    try:  # a Ctrl+C that lands right after the line is printed still stops cleanly
-        print(f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})",
-              flush=True)
+    try:  # a Ctrl+C right after the line below is printed still stops cleanly
+        line = f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})"
+        print(line, flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

@@ -1,8 +1,9 @@
 """The local Drums-compatible host: HTTP app, host model, desktop simulator, tasks.
 
 It is a server, as separable as a real Drums host: it imports nothing of drums_gym but
-the action language. Its server stack (FastAPI, uvicorn) is the ``drums-gym[local]``
-extra, imported only when a host is built, so the task catalog imports without it.
+the action language and the wire vocabulary (:mod:`drums_gym.protocol`). Its server
+stack (FastAPI, uvicorn) is the ``drums-gym[local]`` extra, imported only when a host is
+built, so the task catalog imports without it.
 
 >>> from drums_gym.local import LocalHost, HostConfig
 >>> config = HostConfig(gate_delay_s=0.05)

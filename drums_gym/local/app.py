@@ -1,101 +1,63 @@
-"""The local host's HTTP app: every wire path and field name of the host side lives here.
+"""The local host's HTTP app: the v1 protocol of ``docs/http-api.md`` over :class:`Host`.
 
-`create_app(host)` maps :class:`drums_gym.local.host.Host` onto the v1 protocol of
-``docs/http-api.md`` and serves it as OpenAPI (``/openapi.json``, ``/docs``).
+`create_app(host)` serves :class:`drums_gym.local.host.Host` with the names of
+:mod:`drums_gym.protocol`, validates every request with the models of
+:mod:`drums_gym.local.bodies`, and documents it as OpenAPI (``/openapi.json``, ``/docs``).
+Every error is the JSON of :mod:`drums_gym.local.errors`; a 5xx is a host bug, logged
+with its traceback.
 """
 
-from __future__ import annotations
 
 import asyncio
 import contextlib
 import hmac
-import math
 import time
 from collections.abc import AsyncIterator, Iterable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .. import protocol as P
 from .._version import __version__
-from .episodes import HostError
+from .bodies import ActionBody, VerifyBody, body_models
+from .errors import HostError, json_bytes, overloaded
+from .guards import BodyLimit, HostBugs
 from .host import Host, workspace_of
-from .tasks import CATALOG
+from .leases import Reaper
 
 __all__ = ["create_app"]
 
-REAP_INTERVAL_S = 0.5
-MAX_WAIT_S = 60.0
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    def fields(self) -> dict[str, Any]:
-        return self.model_dump(exclude_unset=True)
-
-
-class ScreenSize(_Body):
-    width: StrictInt = Field(1920, description="Screen width in pixels (640 to 3840)")
-    height: StrictInt = Field(1080, description="Screen height in pixels (480 to 2160)")
-
-
-class CreateSlot(_Body):
-    task: str = Field(
-        ..., description="Task id, full or its first 8 characters", examples=["e0df059f"]
-    )
-    ttl_s: float | None = Field(None, description="Lease in seconds (default: the host's)")
-    screen: ScreenSize | None = None
-
-
-class Branch(_Body):
-    n: StrictInt = Field(..., description="How many children (1 to the fork limit)")
-    delete_state_with_children: StrictBool = Field(
-        False, description="Delete the saved state when its last child is deleted"
-    )
-    ttl_s: float | None = Field(None, description="The children's lease in seconds")
-
-
-class ActionBody(_Body):
-    code: str = Field(..., description="pyautogui code", examples=["pyautogui.click(960, 540)"])
-
-
-class VerifyBody(_Body):
-    strict: StrictBool = Field(True, description="Answer 409 unless the episode is valid")
-
-
-class LeaseBody(_Body):
-    ttl_s: float = Field(..., description="The lease now ends ttl_s seconds from now")
-
+MAX_WAIT_S = P.MAX_WAIT_S
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"description": code}
     for status, code in (
-        (401, "unauthorized"),
-        (403, "quota_exceeded"),
-        (404, "not_found"),
-        (409, "conflict"),
-        (422, "invalid_request / invalid_action"),
-        (429, "overloaded"),
+        (401, P.CODE_UNAUTHORIZED),
+        (403, P.CODE_QUOTA_EXCEEDED),
+        (404, P.CODE_NOT_FOUND),
+        (408, P.CODE_TIMEOUT),
+        (409, P.CODE_CONFLICT),
+        (413, P.CODE_TOO_LARGE),
+        (422, f"{P.CODE_INVALID_REQUEST} / {P.CODE_INVALID_ACTION}"),
+        (429, P.CODE_OVERLOADED),
     )
 }
 
 
-def _error(
-    status: int,
-    code: str,
-    message: str,
-    details: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
-) -> JSONResponse:
-    return JSONResponse(
-        {"error": {"code": code, "message": message, "details": details or {}}},
-        status_code=status,
-        headers=headers,
-    )
+class SafeJSONResponse(JSONResponse):
+    """JSON whose text is always valid UTF-8 (lone surrogates escaped)."""
+
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def _error(exc: HostError) -> JSONResponse:
+    """The one place an error reply is built."""
+    return SafeJSONResponse(exc.body(), status_code=exc.status, headers=exc.headers or None)
 
 
 async def _workspace(
@@ -107,23 +69,18 @@ async def _workspace(
     token = None
     if authorization:
         scheme, _, value = authorization.partition(" ")
-        if scheme.lower() == "bearer" and value.strip():
+        if scheme.lower() == P.BEARER.lower() and value.strip():
             token = value.strip()
     if allowed and (
         token is None or not any(hmac.compare_digest(token.encode(), a) for a in allowed)
     ):
-        raise HostError(401, "unauthorized", "missing or unknown bearer token")
+        raise HostError(401, P.CODE_UNAUTHORIZED, "missing or unknown bearer token")
     spec = host.faults.spec
     if spec.latency_ms > 0:
         await asyncio.sleep(spec.latency_ms / 1000.0)
     if host.faults.roll("overload", spec.overload):
-        retry_ms = int(spec.retry_after_ms)
-        raise HostError(
-            429,
-            "overloaded",
-            "the host is shedding load (injected fault)",
-            {"retry_after_ms": retry_ms},
-            {"Retry-After": str(max(0, math.ceil(retry_ms / 1000)))},
+        raise overloaded(
+            "the host is shedding load (injected fault)", spec.retry_after_ms / 1000.0
         )
     return workspace_of(token)
 
@@ -131,24 +88,31 @@ async def _workspace(
 Workspace = Annotated[str, Depends(_workspace)]
 
 
+async def _until_settled(host: Host, ws: str, slot_id: str, timeout_s: float) -> None:
+    """Wait (on the event loop, no lock held) until the episode is not pending."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        episode = host.episode(ws, slot_id)
+        now = time.monotonic()
+        if episode.status != P.EPISODE_PENDING or now >= deadline:
+            return
+        await asyncio.sleep(max(0.002, min(episode.resolve_at - now, deadline - now, 0.25)))
+
+
 def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     """The FastAPI app serving ``host``. With ``tokens``, requests need one of them."""
     allowed = tuple(t.encode() for t in tokens)
+    models = body_models(host.config)
+    CreateSlot, Branch, LeaseBody = models.create, models.branch, models.lease
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async def reaper() -> None:
-            while True:
-                await asyncio.sleep(REAP_INTERVAL_S)
-                host.reap()
-
-        task = asyncio.create_task(reaper())
+        reaper = Reaper(host.reap)  # its own thread: it never blocks the event loop
+        reaper.start()
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            reaper.stop()
 
     app = FastAPI(
         title="Drums API (drums-gym local host)",
@@ -156,13 +120,18 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         description="A Drums-compatible host of simulated desktops. See docs/http-api.md.",
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
+        default_response_class=SafeJSONResponse,
     )
     app.state.host = host
     app.state.tokens = allowed
+    app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
+    app.add_middleware(
+        BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s
+    )
 
     @app.exception_handler(HostError)
     async def host_error(request: Request, exc: HostError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message, exc.details, exc.headers)
+        return _error(exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -170,140 +139,139 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         # a JSON decode error's loc ends in a character position, not a field
         field = "body" if first.get("type") == "json_invalid" else ".".join(loc) or "body"
-        return _error(
-            422, "invalid_request", f"{field}: {first.get('msg', 'invalid')}", {"field": field}
-        )
+        message = f"{field}: {first.get('msg', 'invalid')}"
+        return _error(HostError(422, P.CODE_INVALID_REQUEST, message, {P.F_FIELD: field}))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 400:  # an unparseable body (e.g. not UTF-8): documented as 422
-            return _error(422, "invalid_request", f"body: {exc.detail}", {"field": "body"})
-        codes = {404: "not_found", 405: "method_not_allowed"}
-        return _error(
-            exc.status_code,
-            codes.get(exc.status_code, "invalid_request"),
-            str(exc.detail),
-            headers=getattr(exc, "headers", None),
-        )
+            return _error(
+                HostError(422, P.CODE_INVALID_REQUEST, f"body: {exc.detail}", {P.F_FIELD: "body"})
+            )
+        codes = {404: P.CODE_NOT_FOUND, 405: P.CODE_METHOD_NOT_ALLOWED}
+        code = codes.get(exc.status_code, P.CODE_INVALID_REQUEST)
+        headers = getattr(exc, "headers", None)
+        return _error(HostError(exc.status_code, code, str(exc.detail), headers=headers))
 
-    @app.exception_handler(Exception)
-    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
-        return _error(500, "internal", f"internal error: {type(exc).__name__}")
-
-    @app.get("/healthz", tags=["host"])
+    @app.get(P.HEALTHZ, tags=["host"])
     async def healthz() -> dict[str, Any]:
-        return {"ok": True}
+        return {P.F_OK: True}
 
-    @app.get("/v1/host", tags=["host"])
+    @app.get(P.HOST, tags=["host"])
     def host_info(ws: Workspace) -> dict[str, Any]:
         return host.info(ws)
 
-    @app.get("/v1/tasks", tags=["tasks"])
+    @app.get(P.TASKS, tags=["tasks"])
     def list_tasks(ws: Workspace) -> dict[str, Any]:
-        return {"tasks": [t.public() for t in CATALOG.values()]}
+        return {P.F_TASKS: [t.public() for t in host.catalog.values()]}
 
-    @app.get("/v1/tasks/{task_id}", tags=["tasks"])
+    @app.get(P.TASK_ROUTE, tags=["tasks"])
     def get_task(task_id: str, ws: Workspace) -> dict[str, Any]:
-        return host._task(task_id).public()
+        return host.task(task_id).public()
 
-    @app.post("/v1/slots", status_code=201, tags=["slots"])
+    @app.post(P.SLOTS, status_code=201, tags=["slots"])
     def create_slot(
-        body: CreateSlot, ws: Workspace, idempotency_key: Annotated[str | None, Header()] = None
+        body: CreateSlot,  # type: ignore[valid-type]
+        ws: Workspace,
+        idempotency_key: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
-        return host.create_slot(ws, body.fields(), idempotency_key)
+        return host.create_slot(ws, body.fields(), idempotency_key)  # type: ignore[attr-defined]
 
-    @app.get("/v1/slots", tags=["slots"])
+    @app.get(P.SLOTS, tags=["slots"])
     def list_slots(ws: Workspace) -> dict[str, Any]:
-        return {"slots": host.list_slots(ws)}
+        return {P.F_SLOTS: host.list_slots(ws)}
 
-    @app.get("/v1/slots/{slot_id}", tags=["slots"])
+    @app.get(P.slot_route(), tags=["slots"])
     def get_slot(slot_id: str, ws: Workspace) -> dict[str, Any]:
         return host.get_slot(ws, slot_id)
 
-    @app.delete("/v1/slots/{slot_id}", tags=["slots"])
+    @app.delete(P.slot_route(), tags=["slots"])
     def delete_slot(slot_id: str, ws: Workspace) -> dict[str, Any]:
         return host.delete_slot(ws, slot_id)
 
-    @app.post("/v1/slots/{slot_id}/lease", tags=["slots"])
-    def extend_lease(slot_id: str, body: LeaseBody, ws: Workspace) -> dict[str, Any]:
-        return host.extend_lease(ws, slot_id, body.fields())
+    @app.post(P.slot_route(P.LEASE_SUFFIX), tags=["slots"])
+    def extend_lease(
+        slot_id: str, body: LeaseBody, ws: Workspace  # type: ignore[valid-type]
+    ) -> dict[str, Any]:
+        return host.extend_lease(ws, slot_id, body.fields())  # type: ignore[attr-defined]
 
-    @app.get("/v1/slots/{slot_id}/episode", tags=["episodes"])
+    @app.get(P.slot_route(P.EPISODE_SUFFIX), tags=["episodes"])
     async def get_episode(
         slot_id: str,
         ws: Workspace,
         wait: bool = False,
         timeout_s: Annotated[float, Query(ge=0, le=MAX_WAIT_S)] = 30.0,
     ) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            episode = host.episode(ws, slot_id)
-            now = time.monotonic()
-            if not wait or episode.status != "pending" or now >= deadline:
-                return episode.public()
-            await asyncio.sleep(max(0.002, min(episode.resolve_at - now, deadline - now, 0.25)))
+        if wait:
+            await _until_settled(host, ws, slot_id, timeout_s)
+        return host.episode(ws, slot_id).public()
 
-    @app.post("/v1/slots/{slot_id}/actions", tags=["episodes"])
+    @app.post(P.slot_route(P.ACTIONS_SUFFIX), tags=["episodes"])
     def post_action(slot_id: str, body: ActionBody, ws: Workspace) -> dict[str, Any]:
         return host.act(ws, slot_id, body.fields())
 
-    @app.get("/v1/slots/{slot_id}/actions", tags=["episodes"])
+    @app.get(P.slot_route(P.ACTIONS_SUFFIX), tags=["episodes"])
     def get_action_log(slot_id: str, ws: Workspace) -> dict[str, Any]:
         return host.action_log(ws, slot_id)
 
     @app.get(
-        "/v1/slots/{slot_id}/screenshot",
+        P.slot_route(P.SCREENSHOT_SUFFIX),
         tags=["episodes"],
         response_class=Response,
         responses={200: {"content": {"image/png": {}, "application/octet-stream": {}}}},
     )
     def screenshot(
-        slot_id: str, ws: Workspace, format: str = "png", since: str | None = None
+        slot_id: str,
+        ws: Workspace,
+        format: Literal["png", "raw"] = "png",
+        since: str | None = None,
     ) -> Response:
         shot = host.screenshot(ws, slot_id, format, since)
         headers = {
-            "X-Screen-Width": str(shot.width),
-            "X-Screen-Height": str(shot.height),
-            "X-Episode-Status": shot.episode_status,
-            "X-Frame": str(shot.frame),
-            "X-Frame-Token": shot.token,
+            P.H_SCREEN_WIDTH: str(shot.width),
+            P.H_SCREEN_HEIGHT: str(shot.height),
+            P.H_EPISODE_STATUS: shot.episode_status,
+            P.H_FRAME: str(shot.frame),
+            P.H_FRAME_TOKEN: shot.token,
         }
         if shot.delta_base is not None:
-            headers["X-Delta-Base"] = shot.delta_base
-            headers["X-Delta-Boxes"] = ";".join(",".join(map(str, b)) for b in shot.boxes)
-        media = "image/png" if format == "png" else "application/octet-stream"
+            headers[P.H_DELTA_BASE] = shot.delta_base
+            headers[P.H_DELTA_BOXES] = ";".join(",".join(map(str, b)) for b in shot.boxes)
+        media = "image/png" if format == P.FORMAT_PNG else "application/octet-stream"
         return Response(content=shot.data, media_type=media, headers=headers)
 
-    @app.get("/v1/slots/{slot_id}/accessibility", tags=["episodes"])
+    @app.get(P.slot_route(P.ACCESSIBILITY_SUFFIX), tags=["episodes"])
     def accessibility(slot_id: str, ws: Workspace) -> dict[str, Any]:
         return host.accessibility(ws, slot_id)
 
-    @app.post("/v1/slots/{slot_id}/verify", tags=["episodes"])
-    def verify(slot_id: str, ws: Workspace, body: VerifyBody | None = None) -> dict[str, Any]:
-        return host.verify(ws, slot_id, body.fields() if body else {})
+    @app.post(P.slot_route(P.VERIFY_SUFFIX), tags=["episodes"])
+    async def verify(slot_id: str, ws: Workspace, body: VerifyBody | None = None) -> dict[str, Any]:
+        fields = body.fields() if body else {}
+        await _until_settled(host, ws, slot_id, fields.get(P.F_TIMEOUT_S, 30.0))
+        return await run_in_threadpool(host.verify, ws, slot_id, fields)
 
-    @app.post("/v1/slots/{slot_id}/reset", tags=["episodes"])
+    @app.post(P.slot_route(P.RESET_SUFFIX), tags=["episodes"])
     def reset(slot_id: str, ws: Workspace) -> dict[str, Any]:
         return host.reset(ws, slot_id)
 
-    @app.post("/v1/slots/{slot_id}/branch", tags=["fork"])
+    @app.post(P.slot_route(P.BRANCH_SUFFIX), tags=["fork"])
     def branch(
         slot_id: str,
-        body: Branch,
+        body: Branch,  # type: ignore[valid-type]
         ws: Workspace,
         idempotency_key: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
-        return host.branch(ws, slot_id, body.fields(), idempotency_key)
+        return host.branch(ws, slot_id, body.fields(), idempotency_key)  # type: ignore[attr-defined]
 
-    @app.get("/v1/states", tags=["states"])
+    @app.get(P.STATES, tags=["states"])
     def list_states(ws: Workspace) -> dict[str, Any]:
-        return {"states": host.list_states(ws)}
+        return {P.F_STATES: host.list_states(ws)}
 
-    @app.get("/v1/states/{state_id}", tags=["states"])
+    @app.get(P.STATE_ROUTE, tags=["states"])
     def get_state(state_id: str, ws: Workspace) -> dict[str, Any]:
         return host.get_state(ws, state_id)
 
-    @app.delete("/v1/states/{state_id}", tags=["states"])
+    @app.delete(P.STATE_ROUTE, tags=["states"])
     def delete_state(state_id: str, ws: Workspace) -> dict[str, Any]:
         return host.delete_state(ws, state_id)
 

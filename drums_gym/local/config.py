@@ -1,12 +1,64 @@
-"""Limits and timings of a local host."""
+"""Limits and timings of a local host, each settable by a ``serve`` flag and an env var.
+
+:data:`KNOBS` is the table of them: field, ``drums-gym serve`` flag, ``DRUMS_LOCAL_*``
+variable (read by the embedded host, :func:`HostConfig.from_env`) and what it bounds.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["HostConfig"]
+from .. import protocol as P
+from .budget import Limits
+
+__all__ = ["KNOBS", "HostConfig", "Knob"]
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One limit: its :class:`HostConfig` field, ``serve`` flag, env var and help."""
+
+    field: str
+    flag: str
+    env: str
+    help: str
+
+
+KNOBS: tuple[Knob, ...] = tuple(
+    Knob(f, "--" + flag, "DRUMS_LOCAL_" + flag.upper().replace("-", "_"), text)
+    for f, flag, text in (
+        ("live_desktops", "live-desktops", "live desktops per workspace"),
+        ("host_desktops", "host-desktops", "desktops on the whole host"),
+        ("fork_limit", "fork-limit", "children per branch call"),
+        ("saved_states", "saved-states", "saved states per workspace"),
+        ("default_ttl_s", "default-ttl", "default lease, seconds"),
+        ("max_ttl_s", "max-ttl", "longest lease, seconds"),
+        ("state_idle_ttl_s", "state-idle-ttl", "idle lease of a saved state, seconds"),
+        ("gate_delay_s", "gate-delay", "seconds until a new episode's gates resolve"),
+        ("action_steps", "action-steps", "work steps per action, setup or verify"),
+        ("action_seconds", "action-seconds", "wall seconds of work per action"),
+        ("action_output_bytes", "action-output-bytes", "bytes of output per action"),
+        ("slot_queue", "slot-queue", "requests waiting for one busy desktop (then 429)"),
+        ("max_body_bytes", "max-body-bytes", "request body size (then 413)"),
+        ("header_timeout_s", "header-timeout", "seconds to send a request's headers"),
+        ("body_timeout_s", "body-timeout", "seconds between two chunks of a body (then 408)"),
+        ("max_connections", "max-connections", "open connections (then refused)"),
+        ("max_workspaces", "max-workspaces", "workspaces (oldest empty one forgotten)"),
+        ("workspace_idle_s", "workspace-idle", "seconds an empty workspace is kept"),
+        ("idempotency_keys", "idempotency-keys", "idempotency records per workspace"),
+        ("deleted_records", "deleted-records", "deleted-slot records per workspace"),
+    )
+)
+
+_INTS = {
+    "live_desktops", "host_desktops", "fork_limit", "saved_states", "action_steps",
+    "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
+    "max_workspaces", "idempotency_keys", "deleted_records",
+}
 
 
 @dataclass(frozen=True)
@@ -22,40 +74,67 @@ class HostConfig:
     state_idle_ttl_s: float = 1800.0
     gate_delay_s: float = 0.2
     capacity_retry_after_s: float = 2.0
+    action_steps: int = 2_000_000
+    action_seconds: float = 5.0
+    action_output_bytes: int = 16 * 1024 * 1024
+    slot_queue: int = 4
+    max_body_bytes: int = 4 * 1024 * 1024
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
+    max_connections: int = 512
+    max_workspaces: int = 1024
+    workspace_idle_s: float = 600.0
+    idempotency_keys: int = 1024
+    deleted_records: int = 1024
 
     def __post_init__(self) -> None:
-        for name in ("live_desktops", "host_desktops", "fork_limit", "saved_states"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"HostConfig.{name} must be an int >= 1, got {value!r}")
-        for name in (
-            "default_ttl_s",
-            "max_ttl_s",
-            "state_idle_ttl_s",
-            "gate_delay_s",
-            "capacity_retry_after_s",
-        ):
-            value = getattr(self, name)
-            if (
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _INTS:
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ValueError(f"HostConfig.{f.name} must be an int >= 1, got {value!r}")
+            elif (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float))
                 or not math.isfinite(value)
                 or value < 0
             ):
-                raise ValueError(f"HostConfig.{name} must be a finite number >= 0, got {value!r}")
+                raise ValueError(f"HostConfig.{f.name} must be a finite number >= 0, got {value!r}")
         if self.default_ttl_s > self.max_ttl_s:
             raise ValueError(
                 f"HostConfig.default_ttl_s ({self.default_ttl_s}) exceeds max_ttl_s "
                 f"({self.max_ttl_s})"
             )
 
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> HostConfig:
+        """A config from ``DRUMS_LOCAL_*`` variables (unset or empty: the default)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for knob in KNOBS:
+            raw = env.get(knob.env, "").strip()
+            if not raw:
+                continue
+            try:
+                values[knob.field] = int(raw) if knob.field in _INTS else float(raw)
+            except ValueError:
+                kind = "an int" if knob.field in _INTS else "a number"
+                raise ValueError(f"{knob.env} must be {kind}, got {raw!r}") from None
+        values.update(overrides)
+        return cls(**values)
+
+    def limits(self) -> Limits:
+        """The work budget of one action, setup or verify."""
+        return Limits(self.action_steps, self.action_seconds, self.action_output_bytes)
+
     def public(self) -> dict[str, Any]:
+        """The ``limits`` object of ``GET /v1/host``."""
         return {
-            "live_desktops": self.live_desktops,
-            "host_desktops": self.host_desktops,
-            "fork_limit": self.fork_limit,
-            "saved_states": self.saved_states,
-            "default_ttl_s": self.default_ttl_s,
-            "max_ttl_s": self.max_ttl_s,
-            "state_idle_ttl_s": self.state_idle_ttl_s,
+            P.F_LIVE_DESKTOPS: self.live_desktops,
+            P.F_HOST_DESKTOPS: self.host_desktops,
+            P.F_FORK_LIMIT: self.fork_limit,
+            P.F_SAVED_STATES: self.saved_states,
+            P.F_DEFAULT_TTL_S: self.default_ttl_s,
+            P.F_MAX_TTL_S: self.max_ttl_s,
+            P.F_STATE_IDLE_TTL_S: self.state_idle_ttl_s,
         }

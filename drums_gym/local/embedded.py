@@ -7,6 +7,11 @@ thread), announced in one log line, and stopped at interpreter exit. Its environ
   ``gate_fail=0.1,latency_ms=50``.
 - ``DRUMS_LOCAL_SEED``: the seed of its fault rolls (default 0).
 - ``DRUMS_LOCAL_GATE_DELAY``: seconds until a new episode's gates resolve (default 0.2).
+- every limit of :data:`drums_gym.local.config.KNOBS`, e.g. ``DRUMS_LOCAL_LIVE_DESKTOPS``,
+  ``DRUMS_LOCAL_HOST_DESKTOPS``, ``DRUMS_LOCAL_FORK_LIMIT``, ``DRUMS_LOCAL_SAVED_STATES``,
+  ``DRUMS_LOCAL_DEFAULT_TTL``, ``DRUMS_LOCAL_MAX_TTL``, ``DRUMS_LOCAL_STATE_IDLE_TTL``,
+  ``DRUMS_LOCAL_ACTION_STEPS``, ``DRUMS_LOCAL_ACTION_SECONDS``, ... (the ``drums-gym
+  serve`` flag of the same name sets it for a served host).
 
 The environment is read when the host starts; later changes need a new process (or an
 explicit :class:`drums_gym.local.LocalHost`).
@@ -21,8 +26,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from .config import HostConfig
 from .faults import FaultSpec
-from .host import HostConfig
 
 if TYPE_CHECKING:
     from .server import LocalHost
@@ -52,7 +57,7 @@ def ensure_embedded_host() -> str:
         if _host is None:
             faults = FaultSpec.parse(os.environ.get("DRUMS_LOCAL_FAULTS"))
             seed = int(_env_float("DRUMS_LOCAL_SEED", 0))
-            config = HostConfig(gate_delay_s=_env_float("DRUMS_LOCAL_GATE_DELAY", 0.2))
+            config = HostConfig.from_env()
             try:
                 from .server import LocalHost
             except ModuleNotFoundError as exc:

@@ -13,31 +13,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import protocol as P
 from .faults import EPISODE_FAULTS, Faults
 
-__all__ = ["Episode", "Gate", "HostError"]
-
-
-class HostError(Exception):
-    """An API error the host answers with: HTTP status, machine code, message, details."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        details: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details or {}
-        self.headers = headers or {}
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+__all__ = ["Episode", "Gate"]
 
 
 @dataclass
@@ -47,7 +26,7 @@ class Gate:
     detail: str | None = None
 
     def public(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "detail": self.detail}
+        return {P.F_NAME: self.name, P.F_STATUS: self.status, P.F_DETAIL: self.detail}
 
 
 @dataclass
@@ -66,6 +45,7 @@ class Episode:
     failing_gate: str | None = None  # planned: this gate fails at resolution
     fault_reason: str | None = None  # planned: host flags the episode after the gates pass
     fault_after_actions: int = 0
+    last_action: str | None = None  # DONE | FAIL | WAIT | code (protocol's LAST_ACTION_CODE)
 
     @classmethod
     def start(
@@ -116,11 +96,12 @@ class Episode:
 
     def public(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "number": self.number,
-            "status": self.status,
-            "invalid_reason": self.invalid_reason,
-            "gates": [g.public() for g in self.gates],
-            "actions": self.actions,
-            "started_at": self.started_at,
+            P.F_ID: self.id,
+            P.F_NUMBER: self.number,
+            P.F_STATUS: self.status,
+            P.F_INVALID_REASON: self.invalid_reason,
+            P.F_GATES: [g.public() for g in self.gates],
+            P.F_ACTIONS: self.actions,
+            P.F_STARTED_AT: self.started_at,
+            P.F_LAST_ACTION: self.last_action,
         }

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
+from .. import protocol as P
 from .._rgb import pack_rgb
 
-__all__ = ["DELTA_GAP", "Frame", "encode", "frame_delta"]
+__all__ = ["DELTA_GAP", "Frame", "FrameCache", "encode", "frame_delta"]
 
 #: changed rows closer than this share one delta rectangle
 DELTA_GAP = 16
@@ -69,3 +71,47 @@ def frame_delta(old: bytes, new: bytes, width: int, height: int) -> tuple[list[B
         boxes.append((left, top, right - left, bottom - top))
         patches.append(b[top:bottom, left * 3 : right * 3].tobytes())
     return boxes, b"".join(patches)
+
+
+class FrameCache:
+    """A slot's encoded frames and the last raw frame it served (the base of deltas).
+
+    Owned by its slot and used under the slot's lock: each frame is encoded once per
+    format (polling an idle screen costs nothing), and a raw request naming the token of
+    the frame the caller holds gets only what changed since.
+    """
+
+    def __init__(self) -> None:
+        self._encoded: dict[str, tuple[int, bytes]] = {}
+        self._served_raw: tuple[str, bytes] | None = None
+
+    def clear(self) -> None:
+        """Forget everything (the desktop was replaced)."""
+        self._encoded.clear()
+        self._served_raw = None
+
+    def shot(
+        self,
+        image: Any,
+        frame: int,
+        token: str,
+        fmt: str,
+        size: tuple[int, int],
+        status: str,
+        since: str | None = None,
+    ) -> Frame:
+        """The frame numbered ``frame`` as ``fmt``; ``image`` renders it when not cached."""
+        width, height = size
+        cached = self._encoded.get(fmt)
+        if cached is not None and cached[0] == frame:
+            data = cached[1]
+        else:
+            data = encode(image(), fmt)
+            self._encoded[fmt] = (frame, data)
+        if fmt != P.FORMAT_RAW:
+            return Frame(data, width, height, frame, token, status)
+        base, self._served_raw = self._served_raw, (token, data)
+        if since is not None and base is not None and base[0] == since:
+            boxes, patch = frame_delta(base[1], data, width, height)
+            return Frame(patch, width, height, frame, token, status, since, boxes)
+        return Frame(data, width, height, frame, token, status)

@@ -1,48 +1,36 @@
 """The local host's model: workspaces, slots (desktops), episodes, saved states, quotas.
 
-Everything here is plain Python and thread-safe; `drums_gym.local.app` maps it onto HTTP.
-Structural changes (creating, forking, deleting, quotas) hold the host lock; work on one
-desktop (actions, screenshots) holds only that slot's lock, so desktops run in parallel.
+Everything here is plain Python and thread-safe; `drums_gym.local.app` maps it onto HTTP
+(and validates every request before it gets here). The host lock guards only bookkeeping
+(which workspaces, slots and states exist, and the quotas); it is never held while waiting
+for a slot or doing desktop work. Work on one desktop holds that slot's lock and runs
+under a work budget (:mod:`drums_gym.local.work`); fork and saved states are in
+:mod:`drums_gym.local.fork`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from ..actions import ActionError, expand, parse
+from .. import protocol as P
+from . import fork, work
 from .config import HostConfig
 from .desktop import Desktop
-from .episodes import Episode, HostError
+from .episodes import Episode
+from .errors import HostError, not_found
 from .faults import Faults
-from .frames import Frame, encode, frame_delta
-from .slots import Gone, SavedState, Slot, Workspace
-from .tasks import Task, UnknownTask, get_task
+from .frames import Frame
+from .leases import reap_all, sweep
+from .slots import Gone, SavedState, Slot
+from .tasks import CATALOG, Task, UnknownTask, get_task
+from .workspaces import Workspace, Workspaces, workspace_of
 
-__all__ = ["Host", "HostConfig", "SavedState", "Slot"]
-
-#: how long a deleted slot still answers ``state: deleted`` before it is forgotten
-GONE_KEEP_S = 600.0
-IDEMPOTENCY_KEEP_S = 24 * 3600.0
-#: desktop time that passes between two action requests
-ACTION_GAP_S = 1.0
-
-
-def workspace_of(token: str | None) -> str:
-    """The workspace a token names; the token itself is never stored or shown."""
-    if not token:
-        return "default"
-    return "ws_" + hashlib.sha256(token.encode()).hexdigest()[:16]
-
-
-def _not_found(kind: str, ident: str) -> HostError:
-    return HostError(404, "not_found", f"no {kind} {ident!r} in this workspace", {kind: ident})
+__all__ = ["Host", "HostConfig", "SavedState", "Slot", "workspace_of"]
 
 
 class Host:
@@ -57,177 +45,96 @@ class Host:
     """
 
     def __init__(
-        self, config: HostConfig | None = None, faults: Faults | None = None, seed: int = 0
+        self,
+        config: HostConfig | None = None,
+        faults: Faults | None = None,
+        seed: int = 0,
+        catalog: Mapping[str, Task] | None = None,
     ) -> None:
         self.config = config or HostConfig()
+        #: the tasks this host serves (default: the bundled ones and ``$DRUMS_LOCAL_TASKS``)
+        self.catalog: Mapping[str, Task] = CATALOG if catalog is None else catalog
         self.faults = faults or Faults(seed=seed)
         self._lock = threading.RLock()
-        self._workspaces: dict[str, Workspace] = {}
+        self.workspaces = Workspaces(self.config)
 
-    # ------------------------------------------------------------------ helpers
-    def _ws(self, workspace: str) -> Workspace:
-        ws = self._workspaces.get(workspace)
-        if ws is None:
-            ws = self._workspaces[workspace] = Workspace()
+    @property
+    def _workspaces(self) -> dict[str, Workspace]:
+        """The workspaces by name (a snapshot; tests read it)."""
+        with self._lock:
+            return self.workspaces.by_name()
+
+    # ------------------------------------------------------------------ lookups
+    def ws(self, workspace: str) -> Workspace | None:
+        """A workspace if it exists, swept of what expired (under the host lock)."""
+        ws = self.workspaces.get(workspace)
+        if ws is not None:
+            sweep(self.workspaces, ws)
         return ws
 
-    def _slot(self, workspace: str, slot_id: str) -> Slot:
-        """A running slot, or 404 (unknown) / 409 (deleted).
+    def ensure_ws(self, workspace: str) -> Workspace:
+        """A workspace, created if new, swept of what expired (under the host lock)."""
+        ws = self.workspaces.ensure(workspace)
+        sweep(self.workspaces, ws)
+        return ws
 
-        The hot path (every action, screenshot and episode poll): it expires only this
-        slot's lease; the sweep over everything is the background reaper's and the
-        listing and allocating calls'."""
+    def slot(self, workspace: str, slot_id: str) -> Slot:
+        """A running slot, or 404 (unknown) / 409 (deleted)."""
         with self._lock:
-            ws = self._ws(workspace)
-            slot = ws.slots.get(slot_id)
-            if slot is not None and slot.expires_at <= time.time():
-                self._expire(ws, slot)
-                slot = None
+            ws = self.ws(workspace)
+            slot = ws.slots.get(slot_id) if ws else None
             if slot is not None:
                 return slot
-            if slot_id in ws.gone:
+            if ws is not None and slot_id in ws.gone:
                 reason = ws.gone[slot_id][1].deleted_reason
                 raise HostError(
                     409,
-                    "conflict",
+                    P.CODE_CONFLICT,
                     f"slot {slot_id!r} is deleted ({reason})",
-                    {"slot": slot_id, "reason": reason},
+                    {P.F_SLOT: slot_id, P.F_REASON: reason},
                 )
-        raise _not_found("slot", slot_id)
+        raise not_found("slot", slot_id)
 
-    def _task(self, task_id: Any) -> Task:
-        if not isinstance(task_id, str) or not task_id:
-            raise HostError(
-                422, "invalid_request", "task must be a task id string", {"field": "task"}
-            )
+    def task(self, task_id: str) -> Task:
         try:
-            return get_task(task_id)
+            return get_task(task_id, self.catalog)
         except UnknownTask as exc:
-            raise HostError(404, "not_found", str(exc.args[0]), {"task": task_id}) from None
+            raise HostError(404, P.CODE_NOT_FOUND, str(exc), {P.F_TASK: task_id}) from None
 
-    def _ttl(self, value: Any, field_name: str = "ttl_s") -> float:
-        if value is None:
-            return self.config.default_ttl_s
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-        ):
-            raise HostError(
-                422, "invalid_request", f"{field_name} must be a number", {"field": field_name}
-            )
-        if value <= 0 or value > self.config.max_ttl_s:
-            raise HostError(
-                422,
-                "invalid_request",
-                f"{field_name} must be in (0, {self.config.max_ttl_s:g}], got {value:g}",
-                {"field": field_name},
-            )
-        return float(value)
-
-    def _new_episode(self, task: Task, number: int) -> Episode:
+    def new_episode(self, task: Task, number: int) -> Episode:
         return Episode.start(number, task.gates, self.config.gate_delay_s, self.faults)
 
-    def _live_count(self) -> int:
-        return sum(len(ws.slots) for ws in self._workspaces.values())
+    def new_slot(self, workspace: str, task: Task, desktop: Desktop, ttl: float, **kw: Any) -> Slot:
+        return Slot(
+            id="slot_" + secrets.token_hex(6),
+            workspace=workspace,
+            task=task,
+            desktop=desktop,
+            episode=self.new_episode(task, 1),
+            ttl_s=ttl,
+            expires_at=time.time() + ttl,
+            **kw,
+        )
 
-    def _check_capacity(self, workspace: str, desktops: int, states: int = 0) -> None:
-        ws = self._ws(workspace)
-        cfg = self.config
-        if len(ws.slots) + desktops > cfg.live_desktops:
-            raise HostError(
-                403,
-                "quota_exceeded",
-                f"live desktop limit reached: {len(ws.slots)} running + {desktops} requested "
-                f"> {cfg.live_desktops}",
-                {"limit": cfg.live_desktops, "live": len(ws.slots), "requested": desktops},
-            )
-        if states and len(ws.states) + states > cfg.saved_states:
-            raise HostError(
-                403,
-                "quota_exceeded",
-                f"saved state limit reached: {len(ws.states)} of {cfg.saved_states}",
-                {"limit": cfg.saved_states, "saved_states": len(ws.states)},
-            )
-        if self._live_count() + desktops > cfg.host_desktops:
-            retry = cfg.capacity_retry_after_s
-            raise HostError(
-                429,
-                "overloaded",
-                f"the host is full ({self._live_count()} of {cfg.host_desktops} desktops)",
-                {"retry_after_ms": int(retry * 1000)},
-                {"Retry-After": str(max(1, math.ceil(retry)))},
-            )
-
-    def idempotent(
-        self, workspace: str, key: str | None, fingerprint: str, make: Callable[[], Any]
-    ) -> Any:
-        """Run ``make`` once per idempotency key; a retry with the key answers the first result."""
-        if not key:
-            return make()
-        with self._lock:
-            ws = self._ws(workspace)
-            seen = ws.idempotency.get(key)
-            if seen is not None:
-                if seen[1] != fingerprint:
-                    raise HostError(
-                        409,
-                        "conflict",
-                        "Idempotency-Key was already used with a different request",
-                        {"idempotency_key": key},
-                    )
-                return seen[2]
-            result = make()
-            ws.idempotency[key] = (time.time(), fingerprint, result)
-            return result
-
-    # ------------------------------------------------------------------ reaping
     def reap(self) -> None:
-        """Expire leases: slots past ``expires_at`` and idle saved states."""
-        now = time.time()
+        """Expire leases over every workspace (the reaper thread calls this)."""
         with self._lock:
-            for ws in self._workspaces.values():
-                for slot in [s for s in ws.slots.values() if s.expires_at <= now]:
-                    self._expire(ws, slot)
-                for state in [s for s in ws.states.values() if s.expires_at <= now]:
-                    del ws.states[state.id]
-                for sid in [k for k, (t, _) in ws.gone.items() if t + GONE_KEEP_S <= now]:
-                    del ws.gone[sid]
-                for key in [
-                    k for k, (t, _, _) in ws.idempotency.items() if t + IDEMPOTENCY_KEEP_S <= now
-                ]:
-                    del ws.idempotency[key]
+            reap_all(self.workspaces)
 
-    def _expire(self, ws: Workspace, slot: Slot) -> None:
-        """A slot whose lease ended: its episode is invalid and its desktop gone."""
-        slot.episode.invalidate("lease_expired")
-        self._drop_slot(ws, slot, "lease_expired")
-
-    def _drop_slot(self, ws: Workspace, slot: Slot, reason: str) -> None:
-        del ws.slots[slot.id]
-        slot.state, slot.deleted_reason = "deleted", reason
-        ws.gone[slot.id] = (time.time(), Gone(slot.public(), reason))
-        state = ws.states.get(slot.saved_state) if slot.saved_state else None
-        if state is not None:
-            state.children.discard(slot.id)
-            if state.delete_with_children and not state.children:
-                del ws.states[state.id]
-
-    # ------------------------------------------------------------------ host, tasks
+    # ------------------------------------------------------------------ host
     def info(self, workspace: str) -> dict[str, Any]:
-        self.reap()
         with self._lock:
-            ws = self._ws(workspace)
+            ws = self.ws(workspace)
             return {
-                "api": "v1",
-                "name": "drums-gym local host",
-                "limits": self.config.public(),
-                "usage": {
-                    "live_desktops": len(ws.slots),
-                    "host_desktops": self._live_count(),
-                    "saved_states": len(ws.states),
+                P.F_API: P.API_VERSION,
+                P.F_NAME: "drums-gym local host",
+                P.F_LIMITS: self.config.public(),
+                P.F_USAGE: {
+                    P.F_LIVE_DESKTOPS: len(ws.slots) if ws else 0,
+                    P.F_HOST_DESKTOPS: self.workspaces.live,
+                    P.F_SAVED_STATES: len(ws.states) if ws else 0,
                 },
-                "screenshot_formats": ["png", "raw"],
+                P.F_SCREENSHOT_FORMATS: list(P.SCREENSHOT_FORMATS),
             }
 
     def counts(self) -> dict[str, int]:
@@ -235,88 +142,70 @@ class Host:
         self.reap()
         with self._lock:
             return {
-                "live_desktops": self._live_count(),
-                "saved_states": sum(len(ws.states) for ws in self._workspaces.values()),
+                "live_desktops": self.workspaces.live,
+                "saved_states": sum(len(ws.states) for ws in self.workspaces),
             }
 
     # ------------------------------------------------------------------ slots
     def create_slot(
         self, workspace: str, body: dict[str, Any], idempotency_key: str | None = None
     ) -> dict[str, Any]:
-        task = self._task(body.get("task"))
-        ttl = self._ttl(body.get("ttl_s"))
-        width, height = self._screen(body.get("screen"), task)
+        task = self.task(body[P.F_TASK])
+        ttl = body.get(P.F_TTL_S) or self.config.default_ttl_s
+        screen = body.get(P.F_SCREEN) or {}
+        width = screen.get(P.F_WIDTH, task.screen[0])
+        height = screen.get(P.F_HEIGHT, task.screen[1])
         fingerprint = json.dumps(["create", body], sort_keys=True, default=str)
+        with self._lock:
+            store = self.ensure_ws(workspace).idempotency
 
         def make() -> dict[str, Any]:
-            self.reap()
             with self._lock:
-                self._check_capacity(workspace, 1)
+                ws = self.ensure_ws(workspace)
+                self.workspaces.reserve(ws, 1)
+            try:  # the desktop is built outside the host lock
                 desktop = Desktop(width=width, height=height, seed=self.faults.seed)
-                task.setup(desktop)
-                desktop.take_incidents()
-                slot = Slot(
-                    id="slot_" + secrets.token_hex(6),
-                    workspace=workspace,
-                    task=task,
-                    desktop=desktop,
-                    episode=self._new_episode(task, 1),
-                    ttl_s=ttl,
-                    expires_at=time.time() + ttl,
-                )
-                self._ws(workspace).slots[slot.id] = slot
-                return slot.public()
+                slot = self.new_slot(workspace, task, desktop, ttl)
+                work.setup(self, slot)
+            finally:
+                with self._lock:
+                    self.workspaces.release(ws, 1)
+            with self._lock:
+                self.workspaces.add(ws, slot)
+            return slot.public()
 
-        return self.idempotent(workspace, idempotency_key, fingerprint, make)
-
-    def _screen(self, screen: Any, task: Task) -> tuple[int, int]:
-        if screen is None:
-            return task.screen
-        if not isinstance(screen, dict):
-            raise HostError(422, "invalid_request", "screen must be an object", {"field": "screen"})
-        width, height = screen.get("width", task.screen[0]), screen.get("height", task.screen[1])
-        for name, value, low, high in (("width", width, 640, 3840), ("height", height, 480, 2160)):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise HostError(
-                    422,
-                    "invalid_request",
-                    f"screen.{name} must be an int in [{low}, {high}], got {value!r}",
-                    {"field": f"screen.{name}"},
-                )
-        return width, height
+        return store.run(idempotency_key, fingerprint, make)
 
     def list_slots(self, workspace: str) -> list[dict[str, Any]]:
-        self.reap()
         with self._lock:
-            slots = list(self._ws(workspace).slots.values())
+            ws = self.ws(workspace)
+            slots = list(ws.slots.values()) if ws else []
         return [s.public() for s in slots]
 
     def get_slot(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        self.reap()
         with self._lock:
-            ws = self._ws(workspace)
-            slot: Slot | Gone | None = ws.slots.get(slot_id) or (
-                ws.gone[slot_id][1] if slot_id in ws.gone else None
-            )
+            ws = self.ws(workspace)
+            slot: Slot | Gone | None = None
+            if ws is not None:
+                gone = ws.gone.get(slot_id)
+                slot = ws.slots.get(slot_id) or (gone[1] if gone else None)
         if slot is None:
-            raise _not_found("slot", slot_id)
+            raise not_found("slot", slot_id)
         return slot.public()
 
     def delete_slot(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        self.reap()
+        """Delete a slot; work running on it stops at its next budget check."""
         with self._lock:
-            ws = self._ws(workspace)
-            slot = ws.slots.get(slot_id)
-            if slot is None:
-                raise _not_found("slot", slot_id)
-            self._drop_slot(ws, slot, "deleted")
-        return {"id": slot_id, "deleted": True}
+            ws = self.ws(workspace)
+            slot = ws.slots.get(slot_id) if ws else None
+            if ws is None or slot is None:
+                raise not_found("slot", slot_id)
+            self.workspaces.drop(ws, slot, P.SLOT_DELETED)
+        return {P.F_ID: slot_id, P.F_DELETED: True}
 
     def extend_lease(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        if "ttl_s" not in body:
-            raise HostError(422, "invalid_request", "ttl_s is required", {"field": "ttl_s"})
-        ttl = self._ttl(body.get("ttl_s"))
-        slot = self._slot(workspace, slot_id)
+        ttl = float(body[P.F_TTL_S])
+        slot = self.slot(workspace, slot_id)
         with self._lock:
             slot.ttl_s, slot.expires_at = ttl, time.time() + ttl
         return slot.public()
@@ -324,7 +213,7 @@ class Host:
     # ------------------------------------------------------------------ episodes
     def episode(self, workspace: str, slot_id: str) -> Episode:
         """The slot's current episode, refreshed (for long-polling by the app)."""
-        slot = self._slot(workspace, slot_id)
+        slot = self.slot(workspace, slot_id)
         slot.episode.refresh()
         return slot.episode
 
@@ -332,243 +221,39 @@ class Host:
         """Block (in this thread) until the episode is not pending; for non-HTTP callers."""
         while True:
             episode = self.episode(workspace, slot_id)
-            if episode.status != "pending":
+            if episode.status != P.EPISODE_PENDING:
                 return episode.public()
             time.sleep(max(0.0, min(0.05, episode.resolve_at - time.monotonic())))
 
     def act(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        code = body.get("code")
-        if not isinstance(code, str):
-            raise HostError(422, "invalid_request", "code must be a string", {"field": "code"})
-        try:
-            actions = parse(code)
-        except ActionError as exc:
-            raise HostError(
-                422,
-                "invalid_action",
-                str(exc),
-                {"construct": exc.construct, "line": exc.lineno},
-            ) from None
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            episode = slot.episode
-            episode.refresh()
-            if episode.status == "invalid":
-                raise HostError(
-                    409,
-                    "conflict",
-                    f"episode {episode.id} is invalid ({episode.invalid_reason})",
-                    {"episode": episode.public()},
-                )
-            pending = episode.status == "pending"
-            desktop = slot.desktop
-            try:
-                events = expand(actions, pointer=desktop.pointer)
-            except ActionError as exc:
-                raise HostError(
-                    422,
-                    "invalid_action",
-                    str(exc),
-                    {"construct": exc.construct, "line": exc.lineno},
-                ) from None
-            desktop.advance(ACTION_GAP_S)  # separate requests are never one double-click
-            desktop.apply(events)
-            incidents = desktop.take_incidents()
-            episode.actions += 1
-            state = self._ws(workspace).states.get(slot.saved_state or "")
-            if state is not None:
-                state.touch()  # a state in use is not idle
-            episode.log.append({"code": code, "applied": len(actions), "t": time.time()})
-            episode.refresh()
-            if pending and incidents and episode.status == "pending":
-                episode.invalidate("window_closed")
-            return {"applied": len(actions), "episode": episode.public()}
+        return work.act(self, self.slot(workspace, slot_id), body[P.F_CODE])
 
     def action_log(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            return {"episode": slot.episode.id, "actions": list(slot.episode.log)}
+        return work.action_log(self, self.slot(workspace, slot_id))
 
     def screenshot(self, workspace: str, slot_id: str, fmt: str, since: str | None = None) -> Frame:
-        """The screen as PNG or raw RGB. With ``since`` (the token of the raw frame the caller
-        holds), a raw reply is a delta: the rectangles that changed since that frame."""
-        if fmt not in ("png", "raw"):
-            raise HostError(
-                422,
-                "invalid_request",
-                f"format must be png or raw, got {fmt!r}",
-                {"field": "format"},
-            )
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            desktop = slot.desktop
-            frame = desktop.frame
-            cached = slot._encoded.get(fmt)
-            if cached is not None and cached[0] == frame:
-                data = cached[1]
-            else:  # encode once per frame and format: polling an idle screen costs nothing
-                data = encode(desktop.render(), fmt)
-                slot._encoded[fmt] = (frame, data)
-            slot.episode.refresh()
-            token = f"{slot.epoch}.{frame}"
-            shot = Frame(data, desktop.width, desktop.height, frame, token, slot.episode.status)
-            if fmt == "raw":
-                base, slot._served_raw = slot._served_raw, (token, data)
-                if since is not None and base is not None and base[0] == since:
-                    boxes, patch = frame_delta(base[1], data, desktop.width, desktop.height)
-                    shot = Frame(
-                        patch,
-                        desktop.width,
-                        desktop.height,
-                        frame,
-                        token,
-                        slot.episode.status,
-                        delta_base=since,
-                        boxes=boxes,
-                    )
-        return shot
+        return work.screenshot(self, self.slot(workspace, slot_id), fmt, since)
 
     def accessibility(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            return {"format": "drums-a11y-v1", "tree": slot.desktop.accessibility()}
+        return work.accessibility(self, self.slot(workspace, slot_id))
 
     def verify(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        strict = body.get("strict", True)
-        if not isinstance(strict, bool):
-            raise HostError(422, "invalid_request", "strict must be a boolean", {"field": "strict"})
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            episode = slot.episode
-            episode.refresh()
-            valid = episode.status == "valid"
-            if strict and not valid:
-                raise HostError(
-                    409,
-                    "conflict",
-                    f"episode {episode.id} is {episode.status}"
-                    + (f" ({episode.invalid_reason})" if episode.invalid_reason else ""),
-                    {"episode": episode.public()},
-                )
-            score = float(slot.task.check(slot.desktop))
-            return {
-                "valid": valid,
-                "score": score,
-                "reason": None if valid else (episode.invalid_reason or episode.status),
-                "episode_id": episode.id,
-                "gates": [g.public() for g in episode.gates],
-            }
+        return work.verify(self, self.slot(workspace, slot_id), body.get(P.F_STRICT, True))
 
     def reset(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        slot = self._slot(workspace, slot_id)
-        with slot.lock:
-            desktop = Desktop(
-                width=slot.desktop.width, height=slot.desktop.height, seed=self.faults.seed
-            )
-            slot.task.setup(desktop)
-            desktop.take_incidents()
-            slot.desktop = desktop
-            slot.epoch += 1
-            slot._encoded.clear()
-            slot.episode = self._new_episode(slot.task, slot.episode.number + 1)
-        return slot.public()
+        return work.reset(self, self.slot(workspace, slot_id))
 
-    # ------------------------------------------------------------------ fork
+    # ------------------------------------------------------------------ fork, saved states
     def branch(
         self, workspace: str, slot_id: str, body: dict[str, Any], idempotency_key: str | None = None
     ) -> dict[str, Any]:
-        n = body.get("n")
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= self.config.fork_limit:
-            raise HostError(
-                422,
-                "invalid_request",
-                f"n must be an int from 1 to the fork limit {self.config.fork_limit}, got {n!r}",
-                {"field": "n", "fork_limit": self.config.fork_limit},
-            )
-        delete_with_children = body.get("delete_state_with_children", False)
-        if not isinstance(delete_with_children, bool):
-            raise HostError(
-                422,
-                "invalid_request",
-                "delete_state_with_children must be a boolean",
-                {"field": "delete_state_with_children"},
-            )
-        ttl = self._ttl(body.get("ttl_s"))
-        fingerprint = json.dumps(["branch", slot_id, body], sort_keys=True, default=str)
+        return fork.branch(self, workspace, slot_id, body, idempotency_key)
 
-        def make() -> dict[str, Any]:
-            self.reap()  # expired leases free capacity before it is counted
-            parent = self._slot(workspace, slot_id)
-            with self._lock:
-                self._check_capacity(workspace, n, states=1)
-                with parent.lock:
-                    snapshot = parent.desktop.clone()
-                ws = self._ws(workspace)
-                state = SavedState(
-                    id="st_" + secrets.token_hex(6),
-                    workspace=workspace,
-                    slot_id=parent.id,
-                    task=parent.task,
-                    desktop=snapshot,
-                    delete_with_children=delete_with_children,
-                    expires_at=time.time() + self.config.state_idle_ttl_s,
-                    idle_ttl_s=self.config.state_idle_ttl_s,
-                )
-                ws.states[state.id] = state
-                children: list[dict[str, Any]] = []
-                for _ in range(n):
-                    child_id = "slot_" + secrets.token_hex(6)
-                    if self.faults.roll("fork_child_fail", self.faults.spec.fork_child_fail):
-                        children.append(
-                            {
-                                "id": child_id,
-                                "state": "failed",
-                                "error": {
-                                    "code": "child_failed",
-                                    "message": "the child desktop did not come up",
-                                },
-                            }
-                        )
-                        continue
-                    child = Slot(
-                        id=child_id,
-                        workspace=workspace,
-                        task=parent.task,
-                        desktop=snapshot.clone(),
-                        episode=self._new_episode(parent.task, 1),
-                        ttl_s=ttl,
-                        expires_at=time.time() + ttl,
-                        parent=parent.id,
-                        saved_state=state.id,
-                    )
-                    ws.slots[child.id] = child
-                    state.children.add(child.id)
-                    children.append({"id": child.id, "state": "running"})
-                if delete_with_children and not state.children:
-                    del ws.states[state.id]
-                return {"state": state.id, "children": children}
-
-        return self.idempotent(workspace, idempotency_key, fingerprint, make)
-
-    # ------------------------------------------------------------------ saved states
     def list_states(self, workspace: str) -> list[dict[str, Any]]:
-        self.reap()
-        with self._lock:
-            return [s.public() for s in self._ws(workspace).states.values()]
+        return fork.list_states(self, workspace)
 
     def get_state(self, workspace: str, state_id: str) -> dict[str, Any]:
-        self.reap()
-        with self._lock:
-            state = self._ws(workspace).states.get(state_id)
-            if state is None:
-                raise _not_found("state", state_id)
-            return state.public()
+        return fork.get_state(self, workspace, state_id)
 
     def delete_state(self, workspace: str, state_id: str) -> dict[str, Any]:
-        self.reap()
-        with self._lock:
-            ws = self._ws(workspace)
-            if state_id not in ws.states:
-                raise _not_found("state", state_id)
-            del ws.states[state_id]
-        return {"id": state_id, "deleted": True}
+        return fork.delete_state(self, workspace, state_id)

@@ -12,18 +12,24 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 
 from .app import create_app
 from .faults import Faults, FaultSpec
+from .guards import guarded_h11
 from .host import Host, HostConfig
+from .tasks import Task
 
 __all__ = ["LocalHost", "is_loopback"]
 
 log = logging.getLogger("drums_gym.local")
 
 STARTUP_TIMEOUT_S = 30.0
+#: an idle keep-alive connection is closed after this many seconds (uvicorn's setting)
+KEEP_ALIVE_S = 30
+#: the largest request head (request line and headers) h11 buffers, bytes
+MAX_HEAD_BYTES = 16 * 1024
 
 
 def is_loopback(address: str) -> bool:
@@ -57,6 +63,7 @@ class LocalHost:
         tokens: Iterable[str] = (),
         faults: FaultSpec | str | None = None,
         seed: int = 0,
+        catalog: Mapping[str, Task] | None = None,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise ValueError(f"port must be an int in [0, 65535], got {port!r}")
@@ -71,7 +78,7 @@ class LocalHost:
         tokens = tuple(tokens)
         if not all(isinstance(t, str) and t for t in tokens):
             raise ValueError("tokens must be non-empty strings")  # never echo a token
-        self.model = Host(config, Faults(faults, seed=seed), seed=seed)
+        self.model = Host(config, Faults(faults, seed=seed), seed=seed, catalog=catalog)
         self.app = create_app(self.model, tokens)
         self.bind_host = host
         self._port = port
@@ -101,8 +108,16 @@ class LocalHost:
         sock.bind((self.bind_host, self._port))
         sock.listen(2048)
         self._socket = sock
+        limits = self.model.config
         config = uvicorn.Config(
-            self.app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_keep_alive=KEEP_ALIVE_S,
+            limit_concurrency=limits.max_connections,
+            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+            http=guarded_h11(limits.header_timeout_s, limits.max_connections),
         )
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]

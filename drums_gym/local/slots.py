@@ -1,20 +1,34 @@
-"""What a workspace holds: slots (live desktops), saved states, and deleted slots' traces."""
+"""A slot (a live desktop with its episode), saved states, and deleted slots' traces.
+
+A slot serialises the work on its desktop: :meth:`Slot.work` queues a request for the
+slot's lock (at most ``slot_queue`` waiting, then 429), refuses it once the slot is deleted
+(409, also for requests that were queued behind the deletion), and :meth:`Slot.budgeted`
+runs the work under a budget that deleting the slot cancels.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import protocol as P
+from .budget import Budget, Limits, running
 from .desktop import Desktop
 from .episodes import Episode
+from .errors import conflict, overloaded
+from .frames import FrameCache
 from .tasks import Task
 
-__all__ = ["STATE_SIZE_BYTES", "Gone", "SavedState", "Slot", "Workspace"]
+__all__ = ["STATE_SIZE_BYTES", "Gone", "SavedState", "Slot"]
 
 #: what one saved state costs the host (the Drums docs: about 0.6 GB)
 STATE_SIZE_BYTES = 644_245_094
+#: Retry-After of a request refused because its desktop's queue is full
+BUSY_RETRY_S = 1.0
 
 
 @dataclass
@@ -31,26 +45,76 @@ class Slot:
     parent: str | None = None
     saved_state: str | None = None
     created_at: float = field(default_factory=time.time)
-    state: str = "running"  # running | deleted
+    state: str = P.SLOT_RUNNING  # running | deleted
     deleted_reason: str | None = None
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     epoch: int = 0  # bumped when reset replaces the desktop: frame tokens never repeat
-    _encoded: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
-    _served_raw: tuple[str, bytes] | None = field(default=None, repr=False)
+    frames: FrameCache = field(default_factory=FrameCache, repr=False)
+    budget: Budget | None = field(default=None, repr=False)
+    _waiting: int = field(default=0, repr=False)
+    _queue: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def deleted_error(self) -> Exception:
+        """409: the slot is deleted (and why)."""
+        return conflict(
+            f"slot {self.id!r} is deleted ({self.deleted_reason})",
+            {P.F_SLOT: self.id, P.F_REASON: self.deleted_reason},
+        )
+
+    @contextmanager
+    def work(self, max_queued: int) -> Iterator[Desktop]:
+        """Hold the slot's lock for one request's work on its desktop."""
+        with self._queue:
+            if self._waiting >= max_queued:
+                raise overloaded(
+                    f"slot {self.id!r} is busy: {self._waiting} requests are waiting for it",
+                    BUSY_RETRY_S,
+                )
+            self._waiting += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._queue:
+                self._waiting -= 1
+        try:
+            if self.state != P.SLOT_RUNNING:
+                raise self.deleted_error()
+            yield self.desktop
+        finally:
+            self.lock.release()
+
+    @contextmanager
+    def budgeted(self, limits: Limits) -> Iterator[Budget]:
+        """Run the work inside under one budget, cancelled if the slot goes meanwhile."""
+        budget = self.budget = Budget(limits)
+        if self.state != P.SLOT_RUNNING:
+            budget.cancel()
+        try:
+            with running(budget):
+                yield budget
+        finally:
+            self.budget = None
+
+    def stop(self, reason: str) -> None:
+        """Mark the slot deleted and stop its running work at the next budget check."""
+        self.state, self.deleted_reason = P.SLOT_DELETED, reason
+        budget = self.budget
+        if budget is not None:
+            budget.cancel()
 
     def public(self) -> dict[str, Any]:
         self.episode.refresh()
         return {
-            "id": self.id,
-            "task": self.task.id,
-            "state": self.state,
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "ttl_s": self.ttl_s,
-            "screen": {"width": self.desktop.width, "height": self.desktop.height},
-            "parent": self.parent,
-            "saved_state": self.saved_state,
-            "episode": self.episode.public(),
+            P.F_ID: self.id,
+            P.F_TASK: self.task.id,
+            P.F_STATE: self.state,
+            P.F_CREATED_AT: self.created_at,
+            P.F_EXPIRES_AT: self.expires_at,
+            P.F_TTL_S: self.ttl_s,
+            P.F_SCREEN: {P.F_WIDTH: self.desktop.width, P.F_HEIGHT: self.desktop.height},
+            P.F_PARENT: self.parent,
+            P.F_SAVED_STATE: self.saved_state,
+            P.F_EPISODE: self.episode.public(),
         }
 
 
@@ -74,32 +138,23 @@ class SavedState:
 
     def public(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "slot": self.slot_id,
-            "children": sorted(self.children),
-            "delete_with_children": self.delete_with_children,
-            "created_at": self.created_at,
-            "expires_at": self.expires_at,
-            "size_bytes": STATE_SIZE_BYTES,
+            P.F_ID: self.id,
+            P.F_SLOT: self.slot_id,
+            P.F_CHILDREN: sorted(self.children),
+            P.F_DELETE_WITH_CHILDREN: self.delete_with_children,
+            P.F_CREATED_AT: self.created_at,
+            P.F_EXPIRES_AT: self.expires_at,
+            P.F_SIZE_BYTES: STATE_SIZE_BYTES,
         }
 
 
 @dataclass(frozen=True)
 class Gone:
-    """What a deleted slot still answers for a while (the host's ``GONE_KEEP_S``): its last
-    public form and why it went. The desktop itself is not kept (tens of MB with its
-    frame caches)."""
+    """What a deleted slot still answers for a while: its last public form and why it
+    went. The desktop itself is not kept (tens of MB with its frame caches)."""
 
     last: dict[str, Any]
     deleted_reason: str | None
 
     def public(self) -> dict[str, Any]:
         return self.last
-
-
-@dataclass
-class Workspace:
-    slots: dict[str, Slot] = field(default_factory=dict)
-    gone: dict[str, tuple[float, Gone]] = field(default_factory=dict)
-    states: dict[str, SavedState] = field(default_factory=dict)
-    idempotency: dict[str, tuple[float, str, Any]] = field(default_factory=dict)

@@ -1,0 +1,115 @@
+"""The request bodies of the host's HTTP API: all request validation is here.
+
+:func:`body_models` builds the pydantic models for one host's limits (a ``ttl_s`` beyond
+its ``max_ttl_s`` or an ``n`` beyond its fork limit is a 422 naming the field, and the
+OpenAPI document shows the bounds). Strings refuse lone surrogates: text that cannot be
+UTF-8 is a 422, never a 500.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+
+from .. import protocol as P
+from ..actions.limits import MAX_CODE_CHARS
+from .config import HostConfig
+
+__all__ = ["MAX_VERIFY_WAIT_S", "BodyModels", "Text", "body_models"]
+
+#: the longest a verify waits for a pending episode's gates
+MAX_VERIFY_WAIT_S = P.MAX_VERIFY_WAIT_S
+
+
+def _unicode(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+Text = Annotated[str, AfterValidator(_unicode)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    def fields(self) -> dict[str, Any]:
+        return self.model_dump(exclude_unset=True)
+
+
+class ScreenSize(_Body):
+    width: StrictInt = Field(1920, ge=640, le=3840, description="Screen width in pixels")
+    height: StrictInt = Field(1080, ge=480, le=2160, description="Screen height in pixels")
+
+
+class ActionBody(_Body):
+    code: Text = Field(
+        ...,
+        max_length=MAX_CODE_CHARS,
+        description="pyautogui code, or a control word: DONE, FAIL or WAIT",
+        examples=["pyautogui.click(960, 540)", "DONE"],
+    )
+
+
+class VerifyBody(_Body):
+    strict: StrictBool = Field(True, description="Answer 409 unless the episode is valid")
+    timeout_s: float = Field(
+        30.0,
+        ge=0,
+        strict=True,
+        le=MAX_VERIFY_WAIT_S,
+        description="How long to wait for a pending episode's gates before judging",
+    )
+
+
+@dataclass(frozen=True)
+class BodyModels:
+    """The models whose bounds depend on the host's config."""
+
+    create: type[_Body]
+    branch: type[_Body]
+    lease: type[_Body]
+
+
+def body_models(config: HostConfig) -> BodyModels:
+    """Pydantic models for a host with ``config``'s limits."""
+    max_ttl = config.max_ttl_s
+
+    class CreateSlot(_Body):
+        task: Text = Field(
+            ..., description="Task id, full or its first 8 characters", examples=["e0df059f"]
+        )
+        ttl_s: float | None = Field(
+            None,
+            gt=0,
+            le=max_ttl,
+            strict=True,
+            description="Lease in seconds (default: the host's)",
+        )
+        screen: ScreenSize | None = None
+
+    class Branch(_Body):
+        n: StrictInt = Field(
+            ..., ge=1, le=config.fork_limit, description="How many children (1 to the fork limit)"
+        )
+        delete_state_with_children: StrictBool = Field(
+            False, description="Delete the saved state when its last child is deleted"
+        )
+        ttl_s: float | None = Field(
+            None, gt=0, le=max_ttl, strict=True, description="The children's lease in seconds"
+        )
+
+    class LeaseBody(_Body):
+        ttl_s: float = Field(
+            ...,
+            gt=0,
+            le=max_ttl,
+            strict=True,
+            description="The lease now ends ttl_s seconds from now",
+        )
+
+    return BodyModels(CreateSlot, Branch, LeaseBody)

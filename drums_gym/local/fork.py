@@ -1,0 +1,116 @@
+"""Fork and saved states: ``branch`` snapshots a slot and starts children from it.
+
+The parent is cloned under its own lock (queued like any work on it), the children are
+cloned from the snapshot with no lock held, and the host lock is taken only to reserve
+quota and to record the state and children: a busy parent delays its own fork, nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from .. import protocol as P
+from .errors import not_found
+from .slots import SavedState, Slot
+
+if TYPE_CHECKING:
+    from .host import Host
+
+__all__ = ["branch", "delete_state", "get_state", "list_states"]
+
+
+def branch(
+    host: Host, workspace: str, slot_id: str, body: dict[str, Any], key: str | None = None
+) -> dict[str, Any]:
+    """``POST /v1/slots/{id}/branch``: ``{"state", "children": [{"id", "state"}, ...]}``."""
+    n: int = body[P.F_N]
+    delete_with_children: bool = body.get(P.F_DELETE_STATE_WITH_CHILDREN, False)
+    ttl = body.get(P.F_TTL_S) or host.config.default_ttl_s
+    fingerprint = json.dumps(["branch", slot_id, body], sort_keys=True, default=str)
+    with host._lock:
+        store = host.ensure_ws(workspace).idempotency
+
+    def make() -> dict[str, Any]:  # a replay answers the first reply, even once the parent went
+        parent = host.slot(workspace, slot_id)
+        with host._lock:
+            ws = host.ensure_ws(workspace)
+            host.workspaces.reserve(ws, n, states=1)
+        try:
+            with parent.work(host.config.slot_queue) as desktop:
+                snapshot = desktop.clone()
+            children: list[tuple[Slot | None, str]] = []
+            for _ in range(n):
+                child_id = "slot_" + secrets.token_hex(6)
+                if host.faults.roll("fork_child_fail", host.faults.spec.fork_child_fail):
+                    children.append((None, child_id))
+                    continue
+                child = host.new_slot(
+                    workspace, parent.task, snapshot.clone(), ttl, parent=parent.id
+                )
+                children.append((child, child.id))
+        finally:
+            with host._lock:
+                host.workspaces.release(ws, n)
+        with host._lock:
+            state = SavedState(
+                id="st_" + secrets.token_hex(6),
+                workspace=workspace,
+                slot_id=parent.id,
+                task=parent.task,
+                desktop=snapshot,
+                delete_with_children=delete_with_children,
+                expires_at=time.time() + host.config.state_idle_ttl_s,
+                idle_ttl_s=host.config.state_idle_ttl_s,
+            )
+            ws.states[state.id] = state
+            replies: list[dict[str, Any]] = []
+            for slot, child_id in children:
+                if slot is None:
+                    replies.append(
+                        {
+                            P.F_ID: child_id,
+                            P.F_STATE: P.CHILD_FAILED,
+                            P.F_ERROR: {
+                                P.F_CODE: P.CODE_CHILD_FAILED,
+                                P.F_MESSAGE: "the child desktop did not come up",
+                            },
+                        }
+                    )
+                    continue
+                slot.saved_state = state.id
+                host.workspaces.add(ws, slot)
+                state.children.add(slot.id)
+                replies.append({P.F_ID: slot.id, P.F_STATE: P.CHILD_RUNNING})
+            if delete_with_children and not state.children:
+                del ws.states[state.id]
+            return {P.F_STATE: state.id, P.F_CHILDREN: replies}
+
+    return store.run(key, fingerprint, make)
+
+
+def list_states(host: Host, workspace: str) -> list[dict[str, Any]]:
+    with host._lock:
+        ws = host.ws(workspace)
+        return [s.public() for s in ws.states.values()] if ws else []
+
+
+def get_state(host: Host, workspace: str, state_id: str) -> dict[str, Any]:
+    with host._lock:
+        ws = host.ws(workspace)
+        state = ws.states.get(state_id) if ws else None
+        if state is None:
+            raise not_found("state", state_id)
+        return state.public()
+
+
+def delete_state(host: Host, workspace: str, state_id: str) -> dict[str, Any]:
+    with host._lock:
+        ws = host.ws(workspace)
+        if ws is None or state_id not in ws.states:
+            raise not_found("state", state_id)
+        del ws.states[state_id]
+    return {P.F_ID: state_id, P.F_DELETED: True}
+

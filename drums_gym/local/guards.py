@@ -1,0 +1,182 @@
+"""HTTP limits for slow or oversized clients, where uvicorn has no setting of its own.
+
+- :class:`BodyLimit` (ASGI middleware): a body larger than ``max_bytes`` answers 413 as
+  soon as its ``Content-Length`` says so or, when it lies or is chunked, as soon as that
+  many bytes arrived, before any parsing; a body that stops arriving for ``timeout_s``
+  answers 408 and the connection closes (a lying ``Content-Length`` is not held open).
+- :func:`guarded_h11`: uvicorn's h11 protocol with a header read timeout (a connection
+  that has not sent a whole request head within ``header_timeout_s`` is closed) and a
+  connection cap (connections beyond ``max_connections`` are closed as they arrive).
+
+uvicorn's own settings do the rest (``drums_gym.local.server``): ``limit_concurrency``,
+``timeout_keep_alive`` and ``h11_max_incomplete_event_size`` (the request head's size).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .. import protocol as P
+from .errors import error_json
+
+__all__ = ["BodyLimit", "HostBugs", "guarded_h11"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("drums_gym.local")
+
+
+async def _reply(send: Send, status: int, code: str, message: str, details: dict[str, Any]) -> None:
+    body = error_json(code, message, details)
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class HostBugs:
+    """A 5xx is a host bug: log it with its traceback and answer the JSON error shape."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception as exc:  # the boundary: log the host bug, answer its shape
+            log.error(
+                "drums-gym local host bug on %s %s",
+                scope.get("method"),
+                scope.get("path"),
+                exc_info=exc,
+            )
+            if not started:
+                message = f"internal error: {type(exc).__name__}"
+                await _reply(send, 500, P.CODE_INTERNAL, message, {})
+
+
+class BodyLimit:
+    """Read each request body whole, bounded in size and in time, before the app sees it."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
+        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = (
+            413,
+            P.CODE_TOO_LARGE,
+            f"the request body is larger than {self.max_bytes} bytes",
+            {P.F_MAX_BYTES: self.max_bytes},
+        )
+        for name, value in scope.get("headers", ()):
+            length = value.strip()
+            if name == b"content-length" and length.isdigit() and int(length) > self.max_bytes:
+                await _reply(send, *too_large)
+                return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), self.timeout_s)
+            except TimeoutError:
+                await _reply(
+                    send,
+                    408,
+                    P.CODE_TIMEOUT,
+                    f"the request body did not arrive within {self.timeout_s:g} s",
+                    {},
+                )
+                return
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _reply(send, *too_large)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def guarded_h11(header_timeout_s: float, max_connections: int) -> type:
+    """uvicorn's ``H11Protocol`` with a header read timeout and a connection cap."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):  # type: ignore[misc]
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.close()  # shed at once: an open fd per idle client is the attack
+                return
+            self._arm()
+
+        def _idle(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def _arm(self) -> None:
+            if self._head_timer is None:
+                self._head_timer = self.loop.call_later(header_timeout_s, self._head_timeout)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            if self._idle() and not self.transport.is_closing():
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self._idle():
+                self._arm()  # a new request head starts: it has header_timeout_s to arrive
+            super().data_received(data)
+            if not self._idle():
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol

@@ -1,0 +1,417 @@
+"""The Drums v1 wire vocabulary: every path, header, parameter, field name and error code.
+
+Dependency-free (stdlib only), shared by both sides of the wire: the client
+(:mod:`drums_gym.client`) and the local host (:mod:`drums_gym.local`) spell the protocol
+only through these names (docs/http-api.md), and ``tests/test_wire_contract.py`` checks that
+every field the host sends or documents is here and every field the client reads is one the
+host sends.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+__all__ = [
+    "A11Y_FORMAT",
+    "ACCESSIBILITY_SUFFIX",
+    "ACTIONS_SUFFIX",
+    "API_PREFIX",
+    "API_VERSION",
+    "BEARER",
+    "BRANCH_SUFFIX",
+    "CHILD_FAILED",
+    "CHILD_RUNNING",
+    "CODE_CHILD_FAILED",
+    "CODE_CONFLICT",
+    "CODE_INTERNAL",
+    "CODE_INVALID_ACTION",
+    "CODE_INVALID_REQUEST",
+    "CODE_METHOD_NOT_ALLOWED",
+    "CODE_NOT_FOUND",
+    "CODE_OVERLOADED",
+    "CODE_QUOTA_EXCEEDED",
+    "CODE_TIMEOUT",
+    "CODE_TOO_LARGE",
+    "CODE_UNAUTHORIZED",
+    "CONTROL_WORDS",
+    "DONE",
+    "EPISODE_INVALID",
+    "EPISODE_PENDING",
+    "EPISODE_SUFFIX",
+    "EPISODE_VALID",
+    "FAIL",
+    "FORMAT_PNG",
+    "FORMAT_RAW",
+    "F_ACTIONS",
+    "F_API",
+    "F_APPLIED",
+    "F_CHILDREN",
+    "F_CODE",
+    "F_CONSTRUCT",
+    "F_CONTROL",
+    "F_CREATED_AT",
+    "F_CUT",
+    "F_DEFAULT_TTL_S",
+    "F_DELETED",
+    "F_DELETE_STATE_WITH_CHILDREN",
+    "F_DELETE_WITH_CHILDREN",
+    "F_DETAIL",
+    "F_DETAILS",
+    "F_DOMAIN",
+    "F_EPISODE",
+    "F_EPISODE_ID",
+    "F_ERROR",
+    "F_EXPIRES_AT",
+    "F_FIELD",
+    "F_FORK_LIMIT",
+    "F_FORMAT",
+    "F_GATES",
+    "F_HEIGHT",
+    "F_HOST_DESKTOPS",
+    "F_ID",
+    "F_IDEMPOTENCY_KEY",
+    "F_INSTRUCTION",
+    "F_INVALID_REASON",
+    "F_KIND",
+    "F_LAST_ACTION",
+    "F_LIMIT",
+    "F_LIMITS",
+    "F_LINE",
+    "F_LIVE",
+    "F_LIVE_DESKTOPS",
+    "F_LOG_T",
+    "F_MAX_BYTES",
+    "F_MAX_TTL_S",
+    "F_MESSAGE",
+    "F_N",
+    "F_NAME",
+    "F_NUMBER",
+    "F_OK",
+    "F_PARENT",
+    "F_QUEUED",
+    "F_REASON",
+    "F_REQUESTED",
+    "F_RETRY_AFTER_MS",
+    "F_SAVED_STATE",
+    "F_SAVED_STATES",
+    "F_SCORE",
+    "F_SCREEN",
+    "F_SCREENSHOT_FORMATS",
+    "F_SHORT_ID",
+    "F_SIZE_BYTES",
+    "F_SLOT",
+    "F_SLOTS",
+    "F_STARTED_AT",
+    "F_STATE",
+    "F_STATES",
+    "F_STATE_IDLE_TTL_S",
+    "F_STATUS",
+    "F_STRICT",
+    "F_TASK",
+    "F_TASKS",
+    "F_TIMEOUT_S",
+    "F_TREE",
+    "F_TTL_S",
+    "F_USAGE",
+    "F_VALID",
+    "F_WIDTH",
+    "HEALTHZ",
+    "HOST",
+    "H_ACCEPT",
+    "H_AUTHORIZATION",
+    "H_DELTA_BASE",
+    "H_DELTA_BOXES",
+    "H_EPISODE_STATUS",
+    "H_FRAME",
+    "H_FRAME_TOKEN",
+    "H_IDEMPOTENCY_KEY",
+    "H_RETRY_AFTER",
+    "H_SCREEN_HEIGHT",
+    "H_SCREEN_WIDTH",
+    "H_USER_AGENT",
+    "LAST_ACTION_CODE",
+    "LEASE_SUFFIX",
+    "MAX_VERIFY_WAIT_S",
+    "MAX_WAIT_S",
+    "Q_FORMAT",
+    "Q_SINCE",
+    "Q_TIMEOUT_S",
+    "Q_WAIT",
+    "RESET_SUFFIX",
+    "SCREENSHOT_FORMATS",
+    "SCREENSHOT_SUFFIX",
+    "SLOTS",
+    "SLOT_DELETED",
+    "SLOT_RUNNING",
+    "STATES",
+    "STATE_ROUTE",
+    "TASKS",
+    "TASK_ROUTE",
+    "VERIFY_SUFFIX",
+    "WAIT",
+    "field_names",
+    "slot_accessibility_path",
+    "slot_actions_path",
+    "slot_branch_path",
+    "slot_episode_path",
+    "slot_lease_path",
+    "slot_path",
+    "slot_reset_path",
+    "slot_route",
+    "slot_screenshot_path",
+    "slot_verify_path",
+    "state_path",
+    "task_path",
+]
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+API_PREFIX = "/v1"
+HEALTHZ = "/healthz"
+HOST = f"{API_PREFIX}/host"
+TASKS = f"{API_PREFIX}/tasks"
+SLOTS = f"{API_PREFIX}/slots"
+STATES = f"{API_PREFIX}/states"
+
+
+def _seg(value: str) -> str:
+    """One path segment, percent-encoded (ids never carry a slash)."""
+    return quote(str(value), safe="")
+
+
+def task_path(task_id: str) -> str:
+    return f"{TASKS}/{_seg(task_id)}"
+
+
+def slot_path(slot_id: str) -> str:
+    return f"{SLOTS}/{_seg(slot_id)}"
+
+
+def slot_episode_path(slot_id: str) -> str:
+    return slot_path(slot_id) + EPISODE_SUFFIX
+
+
+def slot_actions_path(slot_id: str) -> str:
+    return slot_path(slot_id) + ACTIONS_SUFFIX
+
+
+def slot_screenshot_path(slot_id: str) -> str:
+    return slot_path(slot_id) + SCREENSHOT_SUFFIX
+
+
+def slot_accessibility_path(slot_id: str) -> str:
+    return slot_path(slot_id) + ACCESSIBILITY_SUFFIX
+
+
+def slot_verify_path(slot_id: str) -> str:
+    return slot_path(slot_id) + VERIFY_SUFFIX
+
+
+def slot_reset_path(slot_id: str) -> str:
+    return slot_path(slot_id) + RESET_SUFFIX
+
+
+def slot_branch_path(slot_id: str) -> str:
+    return slot_path(slot_id) + BRANCH_SUFFIX
+
+
+def slot_lease_path(slot_id: str) -> str:
+    return slot_path(slot_id) + LEASE_SUFFIX
+
+
+def state_path(state_id: str) -> str:
+    return f"{STATES}/{_seg(state_id)}"
+
+
+def slot_route(suffix: str = "") -> str:
+    """A slot route as the host declares it (``/v1/slots/{slot_id}`` plus ``suffix``)."""
+    return f"{SLOTS}/{{slot_id}}{suffix}"
+
+
+EPISODE_SUFFIX = "/episode"
+ACTIONS_SUFFIX = "/actions"
+SCREENSHOT_SUFFIX = "/screenshot"
+ACCESSIBILITY_SUFFIX = "/accessibility"
+VERIFY_SUFFIX = "/verify"
+RESET_SUFFIX = "/reset"
+BRANCH_SUFFIX = "/branch"
+LEASE_SUFFIX = "/lease"
+TASK_ROUTE = f"{TASKS}/{{task_id}}"
+STATE_ROUTE = f"{STATES}/{{state_id}}"
+
+# --- headers ---------------------------------------------------------------------------------
+
+H_AUTHORIZATION = "Authorization"
+H_USER_AGENT = "User-Agent"
+H_ACCEPT = "Accept"
+H_IDEMPOTENCY_KEY = "Idempotency-Key"
+H_RETRY_AFTER = "Retry-After"
+H_SCREEN_WIDTH = "X-Screen-Width"
+H_SCREEN_HEIGHT = "X-Screen-Height"
+H_EPISODE_STATUS = "X-Episode-Status"
+H_FRAME = "X-Frame"
+H_FRAME_TOKEN = "X-Frame-Token"
+H_DELTA_BASE = "X-Delta-Base"
+H_DELTA_BOXES = "X-Delta-Boxes"
+
+BEARER = "Bearer"
+
+# --- query parameters ------------------------------------------------------------------------
+
+Q_WAIT = "wait"
+Q_TIMEOUT_S = "timeout_s"
+Q_FORMAT = "format"
+Q_SINCE = "since"
+
+#: The host holds a long-poll for at most this many seconds.
+MAX_WAIT_S = 60.0
+#: the longest a verify of a pending episode waits for its gates (``timeout_s``)
+MAX_VERIFY_WAIT_S = 300.0
+
+# --- screenshot formats ----------------------------------------------------------------------
+
+FORMAT_PNG = "png"
+FORMAT_RAW = "raw"
+SCREENSHOT_FORMATS = (FORMAT_PNG, FORMAT_RAW)
+
+# --- JSON fields -----------------------------------------------------------------------------
+
+# shared
+F_ID = "id"
+F_TASK = "task"
+F_STATE = "state"
+F_SCREEN = "screen"
+F_WIDTH = "width"
+F_HEIGHT = "height"
+F_TTL_S = "ttl_s"
+F_CREATED_AT = "created_at"
+F_EXPIRES_AT = "expires_at"
+F_DELETED = "deleted"
+
+# slot
+F_PARENT = "parent"
+F_SAVED_STATE = "saved_state"
+F_EPISODE = "episode"
+F_SLOTS = "slots"
+
+# episode and gates
+F_NUMBER = "number"
+F_STATUS = "status"
+F_INVALID_REASON = "invalid_reason"
+F_GATES = "gates"
+F_ACTIONS = "actions"
+F_STARTED_AT = "started_at"
+F_NAME = "name"
+F_DETAIL = "detail"
+
+# actions
+F_CODE = "code"
+F_APPLIED = "applied"
+F_LAST_ACTION = "last_action"
+F_CUT = "cut"  # the action's work ran out of budget: {"kind", "detail"}
+F_KIND = "kind"
+F_LOG_T = "t"
+
+# action log
+F_CONTROL = "control"
+
+# verify (F_TIMEOUT_S bounds the wait for a pending episode's gates)
+F_STRICT = "strict"
+F_TIMEOUT_S = "timeout_s"
+F_VALID = "valid"
+F_SCORE = "score"
+F_REASON = "reason"
+F_EPISODE_ID = "episode_id"
+
+# branch (fixed byte-for-byte by the Drums docs)
+F_N = "n"
+F_DELETE_STATE_WITH_CHILDREN = "delete_state_with_children"
+F_CHILDREN = "children"
+F_ERROR = "error"
+
+# saved states
+F_STATES = "states"
+F_SLOT = "slot"
+F_DELETE_WITH_CHILDREN = "delete_with_children"
+F_SIZE_BYTES = "size_bytes"
+
+# tasks
+F_TASKS = "tasks"
+F_SHORT_ID = "short_id"
+F_DOMAIN = "domain"
+F_INSTRUCTION = "instruction"
+
+# host
+F_API = "api"
+F_LIMITS = "limits"
+F_USAGE = "usage"
+F_SCREENSHOT_FORMATS = "screenshot_formats"
+F_LIVE_DESKTOPS = "live_desktops"
+F_HOST_DESKTOPS = "host_desktops"
+F_FORK_LIMIT = "fork_limit"
+F_SAVED_STATES = "saved_states"
+F_DEFAULT_TTL_S = "default_ttl_s"
+F_MAX_TTL_S = "max_ttl_s"
+F_STATE_IDLE_TTL_S = "state_idle_ttl_s"
+F_OK = "ok"
+
+# accessibility
+F_FORMAT = "format"
+F_TREE = "tree"
+A11Y_FORMAT = "drums-a11y-v1"
+
+# errors: {"error": {"code", "message", "details"}}
+F_MESSAGE = "message"
+F_DETAILS = "details"
+F_RETRY_AFTER_MS = "retry_after_ms"
+# error details
+F_FIELD = "field"
+F_LIMIT = "limit"
+F_LIVE = "live"
+F_REQUESTED = "requested"
+F_IDEMPOTENCY_KEY = "idempotency_key"
+F_CONSTRUCT = "construct"
+F_LINE = "line"
+F_QUEUED = "queued"
+F_MAX_BYTES = "max_bytes"
+
+# --- enumerations ----------------------------------------------------------------------------
+
+SLOT_RUNNING = "running"
+SLOT_DELETED = "deleted"
+CHILD_RUNNING = "running"
+CHILD_FAILED = "failed"
+
+EPISODE_PENDING = "pending"
+EPISODE_VALID = "valid"
+EPISODE_INVALID = "invalid"
+
+CODE_UNAUTHORIZED = "unauthorized"
+CODE_QUOTA_EXCEEDED = "quota_exceeded"
+CODE_NOT_FOUND = "not_found"
+CODE_CONFLICT = "conflict"
+CODE_INVALID_REQUEST = "invalid_request"
+CODE_INVALID_ACTION = "invalid_action"
+CODE_OVERLOADED = "overloaded"
+CODE_INTERNAL = "internal"
+CODE_TOO_LARGE = "too_large"
+CODE_METHOD_NOT_ALLOWED = "method_not_allowed"
+CODE_CHILD_FAILED = "child_failed"
+CODE_TIMEOUT = "timeout"
+
+# --- control words (POST .../actions with {"code": WORD}) -----------------------------------
+
+DONE = "DONE"
+FAIL = "FAIL"
+WAIT = "WAIT"
+CONTROL_WORDS = (DONE, FAIL, WAIT)
+#: ``last_action`` of an episode whose last action was pyautogui code
+LAST_ACTION_CODE = "code"
+
+API_VERSION = "v1"
+
+
+def field_names() -> frozenset[str]:
+    """Every JSON field name of the vocabulary (the ``F_*`` constants)."""
+    return frozenset(v for k, v in globals().items() if k.startswith("F_") and isinstance(v, str))
