@@ -36,7 +36,7 @@ LOOPS = ("evaluation", "rollouts", "grpo", "wrappers")
 # fmt: off
 LAYERS: tuple[Layer, ...] = (
     Layer("cli", ("drums_gym.cli",), uses=("integrations", *LOOPS, "solvers", "local")),
-    Layer("integrations", ("drums_gym.integrations",), uses=LOOPS),
+    Layer("integrations", ("drums_gym.integrations",), uses=(*LOOPS, "accessibility")),
     Layer("evaluation", ("drums_gym.evaluation",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("rollouts", ("drums_gym.rollouts",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("grpo", ("drums_gym.grpo",), uses=("envs", *LOOPS), blocked=SERVER),

@@ -1,0 +1,1 @@
+"""Integrations: one import per stack built on drums-gym (model servers, trainers)."""
