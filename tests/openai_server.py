@@ -189,6 +189,7 @@ class StandIn:
     def start(self) -> StandIn:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle delay
         sock.bind(("127.0.0.1", 0))
         sock.listen(64)
         self._socket = sock

@@ -12,10 +12,15 @@ from __future__ import annotations
 import base64
 import doctest
 import io
+import logging
+import os
 import re
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -141,7 +146,9 @@ def test_the_policy_reset_forgets_the_last_episode() -> None:
     assert roles == ["system", "user"]
 
 
-def test_a_server_that_answers_500_leaves_the_episode_going_with_policy_errors() -> None:
+def test_a_server_that_answers_500_leaves_the_episode_going_with_policy_errors(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="drums_gym.integrations.models")
     with StandIn(lambda body: Reply.error(500, "the GPU fell over")) as server, make_policy(
             server, retries=2) as policy:
         infos, records, reward, terminated, truncated = run_episode(policy, max_steps=3)
@@ -156,6 +163,9 @@ def test_a_server_that_answers_500_leaves_the_episode_going_with_policy_errors()
         assert "HTTP 500" in record["policy_error"] and "GPU fell over" in record["policy_error"]
         assert "after 2 retries" in record["policy_error"]
         assert record["reply"] is None and record["prompt_tokens"] is None
+    # one warning for the run of failures, not one per step
+    (warning,) = [r for r in caplog.records if r.name == "drums_gym.integrations.models"]
+    assert "policy error at step 1" in warning.getMessage()
 
 
 def test_transient_errors_are_retried_until_the_model_answers_honouring_retry_after() -> None:
@@ -229,7 +239,9 @@ def test_an_unreachable_server_is_a_policy_error_after_the_retries() -> None:
         record["policy_error"])
 
 
-def test_the_key_never_shows_in_reprs_records_or_errors() -> None:
+def test_the_key_never_shows_in_reprs_records_errors_or_logs(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
     def echo(body: dict[str, Any]) -> Reply:
         return Reply.error(401, f"Incorrect API key provided: {KEY}")
 
@@ -240,7 +252,8 @@ def test_the_key_never_shows_in_reprs_records_or_errors() -> None:
         shown = [repr(policy), repr(policy._chat), str(record), str(vars(policy))]
     assert record is not None and "HTTP 401" in record["policy_error"]
     assert record["retries"] == 0  # 401 is not transient
-    assert all(KEY not in s for s in shown)
+    assert all(KEY not in s for s in shown) and KEY not in caplog.text
+    assert "HTTP 401" in caplog.text
     assert "***" in record["policy_error"]
 
 
@@ -339,6 +352,24 @@ def test_the_base_url_defaults_to_openai_base_url(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1/")
     with OpenAIPolicy("m", api_key_env=None) as policy:
         assert policy.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_the_docs_example_runs_against_a_server(tmp_path: Any) -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "models.md").read_text()
+    (snippet,) = re.findall(r"```python\n(.*?)```", docs, flags=re.S)
+    replies = [Reply.text("```python\npyautogui.moveTo(5, 5)\n```", 900, 12),
+               Reply.text("DONE", 950, 1)]
+    with StandIn(replies) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": KEY,
+               "DRUMS_LOCAL_GATE_DELAY": "0.05"}
+        env.pop("DRUMS_URL", None)
+        out = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=120)
+        sent = len(server.requests)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.splitlines() == ["'pyautogui.moveTo(5, 5)' 0.0 12 None", "'DONE' 0.0 1 None",
+                                       "reward 0.0 valid True"]
+    assert sent == 2 and KEY not in out.stdout + out.stderr
 
 
 @pytest.mark.parametrize("module", [models, _prompt])

@@ -17,8 +17,10 @@ its server does:
   ``parse_error``, answered with ``"WAIT"`` (a no-op), the episode goes on.
 
 Each call leaves its record in `OpenAIPolicy.last_call` (a dict a loop can put in the
-step's ``info``): ``model_latency_s``, ``prompt_tokens``, ``completion_tokens``,
-``retries``, ``backoff_s``, ``policy_error``, ``parse_error``, ``reply``, ``action``.
+step's ``info``): ``prompt_s`` (building the request: the PNG, the tree),
+``model_latency_s`` (the model call, retries and backoff included), ``prompt_tokens``,
+``completion_tokens``, ``retries``, ``backoff_s``, ``policy_error``, ``parse_error``,
+``reply``, ``action``.
 The API key is read from the environment variable ``api_key_env`` and never appears in a
 repr, a record, a log line or an error.
 
@@ -64,8 +66,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: the command line's policy spec for a model: ``openai:MODEL``
 SPEC_PREFIX = "openai:"
 
-_RECORD_KEYS = ("model", "model_latency_s", "prompt_tokens", "completion_tokens", "retries",
-                "backoff_s", "policy_error", "parse_error", "reply", "action")
+_RECORD_KEYS = ("model", "prompt_s", "model_latency_s", "prompt_tokens", "completion_tokens",
+                "retries", "backoff_s", "policy_error", "parse_error", "reply", "action")
 
 
 def _check_number(name: str, value: Any, *, low: float, integer: bool = False,
@@ -194,6 +196,7 @@ class OpenAIPolicy:
         self._turns: deque[tuple[int, str]] = deque(maxlen=history)
         self._step = 0
         self._last: dict[str, Any] | None = None
+        self._failing = False
         #: this episode's records, one per call (cleared by `reset`)
         self.calls: list[dict[str, Any]] = []
 
@@ -231,18 +234,27 @@ class OpenAIPolicy:
         """The next action for ``observation`` (the step's screenshot); ``info`` is the
         last reset's or step's info (its ``accessibility`` tree, its ``action_error``)."""
         info = info if info is not None else {}
+        start = time.perf_counter()
         messages = self._messages(observation, instruction, info)
         record = dict.fromkeys(_RECORD_KEYS)
         record.update(model=self.model, retries=0, backoff_s=0.0)
+        record["prompt_s"] = time.perf_counter() - start
         start = time.perf_counter()
         completion = self._complete(self._body(messages), record)
         record["model_latency_s"] = time.perf_counter() - start
         self._step += 1
         if completion is None:
             action = self.on_error
-            log.warning("drums-gym: model %s: policy error at step %d: %s", self.model,
-                        self._step, record["policy_error"])
+            if not self._failing:  # once per run of failures, not once per step
+                log.warning("drums-gym: model %s: policy error at step %d (answering %s "
+                            "until it answers again): %s", self.model, self._step, action,
+                            record["policy_error"])
+            self._failing = True
         else:
+            if self._failing:
+                log.warning("drums-gym: model %s answers again (step %d)", self.model,
+                            self._step)
+            self._failing = False
             record.update(reply=completion.content, prompt_tokens=completion.prompt_tokens,
                           completion_tokens=completion.completion_tokens)
             parsed, problem = parse_reply(completion.content)
