@@ -4,9 +4,10 @@
 port, a daemon thread) and answers each request from a script: a list of `Reply` (one per
 request, in order) or a function of the request body. Replies are scripted text (as JSON,
 or as server-sent events when the request asks ``stream: true``), HTTP errors (with
-``Retry-After``), a raw body (garbage), or a hang that lasts until the test calls
-`StandIn.release` (or stops the server): timeouts without a timing race. Every request's
-body and headers are kept in `StandIn.requests`.
+``Retry-After``), a raw body (garbage), a hang that lasts until the test calls
+`StandIn.release` (or stops the server): timeouts without a timing race, or a text held
+back until ``n`` such requests are in flight together (concurrency without a timing race).
+Every request's body and headers are kept in `StandIn.requests`.
 
 >>> with StandIn([Reply.text("DONE")]) as server:   # doctest: +SKIP
 ...     httpx.post(server.url + "/chat/completions", json={...})
@@ -35,7 +36,7 @@ __all__ = ["Received", "Reply", "StandIn"]
 class Reply:
     """What the stand-in answers to one request."""
 
-    kind: Literal["text", "error", "hang", "raw"]
+    kind: Literal["text", "error", "hang", "raw", "together"]
     content: str = ""
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -54,6 +55,12 @@ class Reply:
         """An OpenAI-style error ``{"error": {"message": ...}}`` with ``status``."""
         headers = {"Retry-After": retry_after} if retry_after is not None else {}
         return cls("error", message, status=status, headers=headers)
+
+    @classmethod
+    def together(cls, content: str, n: int) -> Reply:
+        """``content``, answered once ``n`` requests answered so are in flight at once
+        (each waits for the others; `StandIn.release` lets them go with a 503)."""
+        return cls("together", content, status=n)
 
     @classmethod
     def hang(cls) -> Reply:
@@ -104,6 +111,8 @@ class StandIn:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._released: asyncio.Event | None = None
+        self._all_here = asyncio.Event()
+        self._gathered = 0
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -138,6 +147,10 @@ class StandIn:
             if reply.kind == "hang":
                 await self._hold()
                 return JSONResponse({"error": {"message": "released"}}, 503)
+            if reply.kind == "together":
+                if not await self._gather(reply.status):
+                    return JSONResponse({"error": {"message": "released"}}, 503)
+                reply = Reply.text(reply.content)
             if reply.kind == "error":
                 return JSONResponse({"error": {"message": reply.content, "type": "scripted"}},
                                     reply.status, headers=reply.headers)
@@ -156,6 +169,22 @@ class StandIn:
             self._loop = asyncio.get_running_loop()
             self._released = asyncio.Event()
         await self._released.wait()
+
+    async def _gather(self, n: int) -> bool:
+        """Wait until ``n`` gathering requests are here (True), or a release (False)."""
+        if self._released is None:
+            self._loop = asyncio.get_running_loop()
+            self._released = asyncio.Event()
+        self._gathered += 1
+        if self._gathered >= n:
+            self._all_here.set()
+        waiters = [asyncio.ensure_future(e.wait()) for e in (self._all_here, self._released)]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        return self._all_here.is_set()
 
     @staticmethod
     def _events(model: str, reply: Reply, usage: bool) -> Iterator[str]:

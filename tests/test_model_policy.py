@@ -31,7 +31,12 @@ from PIL import Image
 
 import drums_gym  # noqa: F401  (registers the Drums/* ids)
 from drums_gym.integrations import _prompt, models
-from drums_gym.integrations.models import OpenAIPolicy, is_model_spec, policy_from_spec
+from drums_gym.integrations.models import (
+    OpenAIPolicy,
+    act_concurrently,
+    is_model_spec,
+    policy_from_spec,
+)
 
 TASK = "Drums/e0df059f"
 KEY = "sk-test-0123456789abcdef"
@@ -263,6 +268,23 @@ def test_the_policy_records_a_policy_error_rather_than_raise_on_a_404_with_a_hin
         with policy:
             assert policy(np.zeros((4, 6, 3), np.uint8), "x", {}) == "WAIT"
     assert "HTTP 404 (does base_url end in /v1?)" in policy.last_call["policy_error"]
+
+
+def test_members_call_the_model_concurrently() -> None:
+    """Each request is answered only once all three are in flight together: calls made in
+    turn would time out (20 s each) and fail this test; concurrent ones pass at once."""
+    with StandIn(lambda body: Reply.together("DONE", 3)) as server:
+        policies = [make_policy(server, timeout_s=20, retries=0) for _ in range(3)]
+        screen = np.zeros((40, 60, 3), np.uint8)
+        actions = act_concurrently(policies, [screen] * 3, ["x"] * 3, [{}] * 3)
+        for policy in policies:
+            policy.close()
+    assert actions == ["DONE"] * 3
+    assert [p.last_call["policy_error"] for p in policies] == [None] * 3
+    with pytest.raises(ValueError, match="own OpenAIPolicy"):
+        act_concurrently([policies[0]] * 2, [screen] * 2, ["x"] * 2, [{}] * 2)
+    with pytest.raises(ValueError, match="2 observations"):
+        act_concurrently(policies, [screen] * 2, ["x"] * 3, [{}] * 3)
 
 
 # -- parsing, prompt, arguments, specs ----------------------------------------------------

@@ -42,7 +42,8 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Literal
 
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "SPEC_PREFIX",
     "OpenAIPolicy",
+    "act_concurrently",
     "is_model_spec",
     "policy_from_spec",
 ]
@@ -351,6 +353,43 @@ def _tree_size(tree: Mapping[str, Any] | None) -> tuple[int, int]:
     if isinstance(size, (list, tuple)) and len(size) == 2:
         return int(size[0]), int(size[1])
     return 1920, 1080
+
+
+def act_concurrently(
+    policies: Sequence[Callable[[Any, str, Mapping[str, Any]], str]],
+    observations: Sequence[Any],
+    instructions: Sequence[str],
+    infos: Sequence[Mapping[str, Any]],
+    *,
+    max_workers: int | None = None,
+) -> list[str]:
+    """Each member's next action (``policies[i](observations[i], instructions[i],
+    infos[i])``), the calls in flight at once, one thread each (at most ``max_workers``,
+    default all): a server that batches requests (vLLM, SGLang) answers n members in about
+    the time of one, where calling them in turn costs n model latencies.
+
+    Each member needs its own policy instance. A policy's exception is raised here, after
+    every call has returned.
+    """
+    n = len(policies)
+    if not (len(observations) == len(instructions) == len(infos) == n):
+        raise ValueError(f"act_concurrently needs one observation, instruction and info per "
+                         f"policy: got {n} policies, {len(observations)} observations, "
+                         f"{len(instructions)} instructions, {len(infos)} infos")
+    shared = [p for p in policies if isinstance(p, OpenAIPolicy)]
+    if len({id(p) for p in shared}) != len(shared):
+        raise ValueError("act_concurrently: each member needs its own OpenAIPolicy instance "
+                         "(one keeps one episode's turns)")
+    if max_workers is not None:
+        _check_number("max_workers", max_workers, low=0, integer=True, strict=True)
+    if n == 0:
+        return []
+    with ThreadPoolExecutor(max_workers=max_workers or n,
+                            thread_name_prefix="drums-model") as pool:
+        futures = [pool.submit(p, o, i, f)
+                   for p, o, i, f in zip(policies, observations, instructions, infos,
+                                             strict=True)]
+        return [future.result() for future in futures]
 
 
 def is_model_spec(spec: object) -> bool:
