@@ -202,11 +202,12 @@ def test_a_server_that_hangs_times_out_each_attempt_and_the_episode_goes_on() ->
     assert arrived == 2
 
 
-def test_garbage_replies_are_no_ops_recorded_as_parse_errors() -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_garbage_replies_are_no_ops_recorded_as_parse_errors(stream: bool) -> None:
     replies = [Reply.text("I am not sure what to do here, maybe click something?"),
                Reply.text("```python\nimport os; os.remove('/')\n```"),
                Reply.raw("<html>502 Bad Gateway</html>"), Reply.text("DONE")]
-    with StandIn(replies) as server, make_policy(server, retries=2) as policy:
+    with StandIn(replies) as server, make_policy(server, retries=2, stream=stream) as policy:
         infos, records, _, terminated, _ = run_episode(policy)
         sent = len(server.requests)
     assert terminated and infos[-1]["valid"] is True

@@ -156,11 +156,13 @@ class ChatClient:
         the chunks' ``delta.content``, the counts the ``usage`` a chunk carries."""
         parts: list[str] = []
         usage: Any = None
+        events = 0
         for line in lines:
             if time.monotonic() > deadline:
                 raise httpx.ReadTimeout("the stream outlasted the timeout")
             if not line.startswith("data:"):
                 continue  # comments, event names, blank separators
+            events += 1
             data = line[5:].strip()
             if data == "[DONE]":
                 break
@@ -169,7 +171,7 @@ class ChatClient:
                 if "error" in chunk:
                     raise ChatError(self.redact(f"the model server sent an error event: "
                                                 f"{str(chunk['error'])[:_ERROR_CHARS]}"),
-                                    transient=True)
+                                    transient=False)
                 usage = chunk.get("usage") or usage
                 for choice in chunk.get("choices") or ():
                     text = (choice.get("delta") or {}).get("content")
@@ -177,9 +179,12 @@ class ChatClient:
                         parts.append(text)
             except (ValueError, AttributeError, TypeError) as exc:
                 raise ChatError(
-                    self.redact(f"the model server's stream is not chat completion chunks "
+                    self.redact(f"the model server's stream is not a chat completion "
                                 f"({type(exc).__name__}): {data[:_ERROR_CHARS]!r}"),
                     transient=False) from None
+        if not events:
+            raise ChatError("the model server's stream is not a chat completion: it holds no "
+                            "'data:' event", transient=False)
         return Completion("".join(parts), _tokens(usage, "prompt_tokens"),
                           _tokens(usage, "completion_tokens"))
 

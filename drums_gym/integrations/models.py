@@ -276,7 +276,7 @@ class OpenAIPolicy:
                 return self._chat.complete(body)
             except ChatError as exc:
                 if not exc.transient or attempt == self.retries:
-                    tried = f" (after {attempt} retries)" if exc.transient else ""
+                    tried = f" (after {attempt} retries)" if exc.transient and attempt else ""
                     record["policy_error"] = f"{exc.message}{tried}"
                     return None
                 delay = exc.retry_after if exc.retry_after is not None else (
