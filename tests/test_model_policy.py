@@ -125,6 +125,8 @@ def test_a_scripted_model_solves_the_task_through_the_policy(stream: bool) -> No
     first = requests[0]
     assert first.body["model"] == "standin-model"
     assert first.body.get("stream", False) is stream
+    assert (first.body["temperature"], first.body["top_p"], first.body["max_tokens"]) == (
+        1.0, 0.9, 1500)
     assert first.headers["authorization"] == f"Bearer {KEY}"
     # the instruction, the tree and the screenshot (a PNG of the screen) are in the request
     assert "todo_list_Jan_2" in first.text() and "Can you help me" in first.text()
@@ -142,13 +144,18 @@ def test_a_scripted_model_solves_the_task_through_the_policy(stream: bool) -> No
 def test_the_policy_reset_forgets_the_last_episode() -> None:
     replies = [Reply.text("```python\npyautogui.moveTo(5, 5)\n```"), Reply.text("DONE"),
                Reply.text("DONE")]
-    with StandIn(replies) as server, make_policy(server) as policy:
+    with StandIn(replies) as server, make_policy(
+            server, temperature=None, top_p=None, max_tokens=None, seed=7,
+            extra_body={"max_completion_tokens": 99}) as policy:
         run_episode(policy)
         assert len(policy.calls) == 2
         run_episode(policy)
         assert len(policy.calls) == 1
         roles = [m["role"] for m in server.requests[2].body["messages"]]
     assert roles == ["system", "user"]
+    body = server.requests[0].body
+    assert not {"temperature", "top_p", "max_tokens"} & set(body)
+    assert (body["seed"], body["max_completion_tokens"]) == (7, 99)
 
 
 def test_a_server_that_answers_500_leaves_the_episode_going_with_policy_errors(

@@ -95,8 +95,8 @@ class OpenAIPolicy:
             (OSWorld's observation types); the tree ones need the env made with
             ``accessibility=True`` (`needs_accessibility` tells loops so).
         history: how many earlier turns (the model's replies) each request repeats.
-        temperature, top_p, max_tokens: sampling (OSWorld's defaults); ``seed`` is sent
-            when given.
+        temperature, top_p, max_tokens: sampling (OSWorld's defaults; None: not sent, for
+            models that refuse them); ``seed`` is sent when given.
         timeout_s: the longest one attempt may take (a stream included).
         retries: further attempts after a transient failure (timeout, connection error,
             HTTP 408, 429, 5xx), waiting ``backoff_s * 2**k`` (or ``Retry-After``), at
@@ -117,7 +117,7 @@ class OpenAIPolicy:
         api_key_env: str | None = "OPENAI_API_KEY",
         observation: Observation = "screenshot",
         history: int = 3,
-        temperature: float = 1.0,
+        temperature: float | None = 1.0,
         max_tokens: int | None = 1500,
         timeout_s: float = 60.0,
         retries: int = 3,
@@ -139,7 +139,8 @@ class OpenAIPolicy:
             raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, "
                              f"got {observation!r}")
         _check_number("history", history, low=0, integer=True)
-        _check_number("temperature", temperature, low=0)
+        if temperature is not None:
+            _check_number("temperature", temperature, low=0)
         if max_tokens is not None:
             _check_number("max_tokens", max_tokens, low=0, integer=True, strict=True)
         if top_p is not None:
@@ -178,7 +179,7 @@ class OpenAIPolicy:
         self.api_key_env = api_key_env
         self.observation: Observation = observation
         self.history = history
-        self.temperature = float(temperature)
+        self.temperature = float(temperature) if temperature is not None else None
         self.top_p = top_p
         self.max_tokens = max_tokens
         self.seed = seed
@@ -288,8 +289,9 @@ class OpenAIPolicy:
         return None  # not reached: the last attempt returns or records an error
 
     def _body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages,
-                                "temperature": self.temperature}
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
         if self.top_p is not None:
             body["top_p"] = self.top_p
         if self.max_tokens is not None:
