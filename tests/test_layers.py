@@ -36,7 +36,7 @@ LOOPS = ("evaluation", "rollouts", "grpo", "wrappers", "_loop", "outcomes")
 # fmt: off
 LAYERS: tuple[Layer, ...] = (
     Layer("cli", ("drums_gym.cli",), uses=("integrations", *LOOPS, "solvers", "local")),
-    Layer("integrations", ("drums_gym.integrations",), uses=LOOPS,
+    Layer("integrations", ("drums_gym.integrations",), uses=(*LOOPS, "accessibility"),
           optional=("trl", "transformers", "torch", "verifiers", "stable_baselines3",
                     "datasets")),
     Layer("evaluation", ("drums_gym.evaluation",), uses=("envs", *LOOPS), blocked=SERVER),
