@@ -12,12 +12,14 @@ from ..wrappers._vector_info import info_at, member_info
 
 __all__ = [
     "add_connection_args",
+    "add_model_args",
     "add_output_args",
     "dump_json",
     "fail",
     "fit_to_terminal",
     "info_at",
     "member_info",
+    "model_options",
     "positive_int",
     "terminal_width",
 ]
@@ -89,3 +91,36 @@ def fit_to_terminal(text: str, used: int = 0) -> str:
 
     width = terminal_width(default=0)
     return truncate(text, max(20, width - used)) if width else text
+
+
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    """``--base-url``, ``--api-key-env`` and ``--observation``: what ``--policy openai:MODEL``
+    (`drums_gym.integrations.models.OpenAIPolicy`) is given."""
+    g = p.add_argument_group("model policies (--policy openai:MODEL)")
+    g.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="the OpenAI-compatible server (vLLM, SGLang, an API); default $OPENAI_BASE_URL",
+    )
+    g.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="NAME",
+        help="the environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    g.add_argument(
+        "--observation",
+        default="screenshot",
+        choices=("screenshot", "screenshot_a11y_tree", "a11y_tree"),
+        help="what the model is shown each step (default screenshot)",
+    )
+
+
+def model_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The `OpenAIPolicy` options of `add_model_args`' flags."""
+    return {
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "observation": args.observation,
+    }

@@ -1,4 +1,4 @@
-"""Policies for the command line: ``random``, ``scripted``, ``MODULE:CALLABLE``.
+"""Policies for the command line: ``random``, ``scripted``, ``openai:MODEL``, ``MODULE:CALLABLE``.
 
 A policy is any callable ``policy(observation, instruction) -> str``: it gets the
 screenshot (a ``uint8`` array of shape ``(H, W, 3)``) and the task's instruction, and
@@ -192,11 +192,18 @@ BUILTIN_POLICIES: dict[str, Callable[[int, str | None, str | None, int | None], 
 
 
 def load_policies(
-    spec: str, seed: int, n: int, task: str | None = None, max_steps: int | None = None
+    spec: str,
+    seed: int,
+    n: int,
+    task: str | None = None,
+    max_steps: int | None = None,
+    model: Mapping[str, Any] | None = None,
 ) -> list[Policy]:
     """One policy per member (seeds ``seed``, ``seed + 1``, ...): stateful policies such as
     scripted solvers keep one episode's state each."""
-    return [load_policy(spec, seed + i, task, max_steps=max_steps) for i in range(n)]
+    return [
+        load_policy(spec, seed + i, task, max_steps=max_steps, model=model) for i in range(n)
+    ]
 
 
 def load_policy(
@@ -205,19 +212,23 @@ def load_policy(
     task: str | None = None,
     *,
     max_steps: int | None = None,
+    model: Mapping[str, Any] | None = None,
 ) -> Policy:
     """The policy a command-line spec names.
 
     Args:
         spec: ``"random"``, ``"scripted"`` (the task's scripted solver: needs ``task``;
             the GUI route when it fits ``max_steps``, else the terminal route),
-            ``"scripted:gui"`` or ``"scripted:terminal"`` (that route), or
-            ``"MODULE:CALLABLE"`` (see the module docstring for how classes and factories
-            are called).
+            ``"scripted:gui"`` or ``"scripted:terminal"`` (that route),
+            ``"openai:MODEL"`` (a model behind an OpenAI-compatible server: see
+            `drums_gym.integrations.models.OpenAIPolicy`), or ``"MODULE:CALLABLE"`` (see
+            the module docstring for how classes and factories are called).
         seed: seed of the policy's randomness (passed to classes and factories that
             take a ``seed``).
         task: the task the policy will run (built-in policies that need it).
         max_steps: the episode's step budget (the scripted policy picks a route by it).
+        model: `OpenAIPolicy` options for ``openai:MODEL`` (``base_url``, ``api_key_env``,
+            ``observation``, ...).
 
     Raises:
         PolicyError: (a ValueError) naming the spec: unknown name, module not importable,
@@ -229,6 +240,13 @@ def load_policy(
     name, _, option = spec.partition(":")
     if name in BUILTIN_POLICIES:
         return BUILTIN_POLICIES[name](seed, task, option or None, max_steps)
+    from ..integrations.models import is_model_spec, policy_from_spec
+
+    if is_model_spec(spec):  # before MODULE:CALLABLE: "openai:gpt-4o" is no module
+        try:
+            return policy_from_spec(spec, seed=seed, **dict(model or {}))
+        except ValueError as exc:
+            raise PolicyError(str(exc)) from None
     if ":" not in spec:
         known = ", ".join(sorted(BUILTIN_POLICIES))
         raise PolicyError(f"unknown policy {spec!r}: use one of {known}, or MODULE:CALLABLE")

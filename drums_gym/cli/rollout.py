@@ -24,10 +24,12 @@ from ..client import DrumsError
 from ..rollouts import GroupOutcome, MemberOutcome, iter_groups, run_groups, start_parent, total
 from ._common import (
     add_connection_args,
+    add_model_args,
     add_output_args,
     dump_json,
     fail,
     fit_to_terminal,
+    model_options,
     positive_int,
 )
 from ._progress import Progress
@@ -66,7 +68,8 @@ def add_parser(sub: Any) -> None:
         help="'random' (default); 'scripted' (the task's scripted solver: its GUI route "
         "when it fits --steps, else the terminal route), 'scripted:gui' or "
         "'scripted:terminal'; or MODULE:CALLABLE or FILE.py:CALLABLE (a class or a "
-        "factory taking seed= is called with --seed; see drums_gym.cli.policies)",
+        "factory taking seed= is called with --seed; see drums_gym.cli.policies); "
+        "or openai:MODEL (a model behind --base-url: docs/models.md)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
@@ -76,6 +79,7 @@ def add_parser(sub: Any) -> None:
         metavar="CODE",
         help="pyautogui code run on the parent before forking (repeatable)",
     )
+    add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
     p.set_defaults(run=run)
@@ -100,7 +104,12 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         policies = load_policies(
-            args.policy, args.seed, args.n, task=args.task, max_steps=args.steps - len(args.prefix)
+            args.policy,
+            args.seed,
+            args.n,
+            task=args.task,
+            max_steps=args.steps - len(args.prefix),
+            model=model_options(args),
         )
     except ValueError as exc:
         return fail("rollout", exc)
