@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .bash.glob import collate_key
+from ..budget import BudgetExceeded
+from .bash.globbing import collate_key
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -28,10 +29,22 @@ def submit(t: TerminalWindow, host: Desktop) -> None:
     t.screen.write((line if echo else "") + "\n")
     t.input, t.cursor, t.scroll, t.history_pos, t.saved_input = "", 0, 0, None, ""
     cols, _ = t.grid()
-    reply = t.session.submit(line, cols)
+    try:
+        reply = t.session.submit(line, cols)
+    except BudgetExceeded as exc:
+        stopped(t, exc)
+        raise
     t.screen.write(reply.output)
     if reply.exited and t in host.windows:
         host.close_window(t)
+
+
+def stopped(t: TerminalWindow, exc: BudgetExceeded) -> None:
+    """A line ran out of its work budget: show what it printed, then ``^C`` and why, as
+    after Ctrl+C; the shell is back at its prompt (the caller re-raises ``exc``)."""
+    t.screen.write(t.session.stopped_output)
+    t.session.stopped_output = ""
+    t.screen.write(f"^C\ndrums: command stopped: {exc}\n")
 
 
 def interrupt(t: TerminalWindow) -> None:

@@ -18,12 +18,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["DEFAULT", "MAX_LINES", "Line", "Screen", "Style", "parse", "plain", "wrap"]
+__all__ = ["DEFAULT", "MAX_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "Line", "Screen", "Style",
+           "parse", "plain", "wrap"]
 
 Style = tuple[int, int, bool]
 Line = tuple[tuple[str, Style], ...]
 DEFAULT: Style = (-1, -1, False)
 MAX_LINES = 2000  # scrollback bound (lines, as VTE counts them)
+MAX_LINE_CHARS = 16_384  # a longer line keeps its first MAX_LINE_CHARS characters
+MAX_CHARS = 256_000  # scrollback bound in characters (oldest lines go first)
+_RAW_LINE = 4 * MAX_LINE_CHARS  # raw text (escapes included) read of one line
+_STYLE_SCAN = 65_536  # raw characters of dropped output scanned for the SGR state
 
 _ESCAPE = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 
@@ -84,13 +89,19 @@ def _merge(segs: list[tuple[str, Style]]) -> Line:
     out: list[tuple[str, Style]] = []
     col = 0
     for raw, style in segs:
-        chars: list[str] = []
-        for c in raw:
-            if c == "\t":
-                chars.append(" " * (8 - (col + len(chars)) % 8))
-            elif c.isprintable():
-                chars.append(c)
-        text = "".join(chars)
+        if raw.isprintable():
+            text = raw
+        else:
+            chars: list[str] = []
+            width = col
+            for c in raw:
+                if c == "\t":
+                    chars.append(" " * (8 - width % 8))
+                    width += len(chars[-1])
+                elif c.isprintable():
+                    chars.append(c)
+                    width += 1
+            text = "".join(chars)
         col += len(text)
         if not text:
             continue
@@ -99,6 +110,53 @@ def _merge(segs: list[tuple[str, Style]]) -> Line:
         else:
             out.append((text, style))
     return tuple(out)
+
+
+def _truncate(line: Line, limit: int) -> Line:
+    """``line`` cut to its first ``limit`` characters."""
+    out: list[tuple[str, Style]] = []
+    for text, style in line:
+        if limit <= 0:
+            break
+        out.append((text[:limit], style))
+        limit -= len(text)
+    return tuple(out)
+
+
+def _line_chars(line: Line) -> int:
+    return sum(len(t) for t, _ in line)
+
+
+def _capped_lines(text: str) -> tuple[list[str], str | None]:
+    """The raw lines of ``text`` (split at ``\n``) that can stay in the scrollback, each
+    cut to `_RAW_LINE` characters, and the text before them when some had to be dropped.
+
+    Only the kept part is looked at: a 10-million-character write costs a few scans in C."""
+    pieces: list[str] = []
+    end, kept = len(text), 0
+    while True:
+        nl = text.rfind("\n", 0, end)
+        start = nl + 1
+        piece = text[start:min(end, start + _RAW_LINE)]
+        pieces.append(piece)
+        kept += len(piece)
+        if nl < 0:
+            return pieces[::-1], None
+        end = nl
+        if len(pieces) > MAX_LINES or kept > 2 * MAX_CHARS:
+            return pieces[::-1], text[:nl]
+
+
+def _style_after(head: str, style: Style) -> Style:
+    """The SGR state after dropped output ``head`` (scanned from its last reset)."""
+    if "\x1b" not in head:
+        return style
+    k = max(head.rfind("\x1b[0m"), head.rfind("\x1b[m"), head.rfind("\x1b[00m"))
+    region = head[max(k, 0):][-_STYLE_SCAN:]
+    for m in _ESCAPE.finditer(region):
+        if m.group(2) == "m":
+            style = _sgr(m.group(1), style)
+    return style
 
 
 def plain(line: Line) -> str:
@@ -135,20 +193,28 @@ class Screen:
     style: Style = DEFAULT
     top: int = 0
     version: int = 0
+    chars: int = 0  # characters in ``lines``
 
     def write(self, text: str) -> None:
-        """Append program output (``\\n`` ends lines; SGR and clear sequences apply)."""
+        """Append program output (``\\n`` ends lines; SGR and clear sequences apply).
+
+        The scrollback keeps at most `MAX_LINES` lines and `MAX_CHARS` characters, each
+        line at most `MAX_LINE_CHARS`; output beyond that is dropped before it is parsed."""
         if not text:
             return
         self.version += 1
-        chunks = text.split("\n")
+        chunks, head = _capped_lines(text)
+        if head is not None:  # everything before the kept lines scrolls out of the buffer
+            self.style = _style_after(head, self.style)
+            self.lines, self.partial, self.top, self.chars = [], (), 0, 0
         for k, chunk in enumerate(chunks):
             segs, self.style, cleared = parse(chunk, self.style)
             if cleared:
                 self.clear()
-            self.partial = _merge([*self.partial, *segs])
+            self.partial = _truncate(_merge([*self.partial, *segs]), MAX_LINE_CHARS)
             if k < len(chunks) - 1:
                 self.lines.append(self.partial)
+                self.chars += _line_chars(self.partial)
                 self.partial = ()
         self._trim()
 
@@ -161,10 +227,15 @@ class Screen:
         self.top = len(self.lines)
 
     def _trim(self) -> None:
-        extra = len(self.lines) - MAX_LINES
+        extra = max(0, len(self.lines) - MAX_LINES)
+        chars = self.chars - sum(_line_chars(line) for line in self.lines[:extra])
+        while chars > MAX_CHARS and extra < len(self.lines):
+            chars -= _line_chars(self.lines[extra])
+            extra += 1
         if extra > 0:
             del self.lines[:extra]
             self.top = max(0, self.top - extra)
+        self.chars = chars
 
     def rows_before(self, cols: int, want: int) -> list[Line]:
         """The last ``want`` display rows of the committed lines shown after ``top``."""
@@ -176,4 +247,5 @@ class Screen:
         return out[-want:] if want else []
 
     def rows_total(self, cols: int) -> int:
-        return sum(len(wrap(line, cols)) for line in self.lines[self.top:])
+        """Display rows of the lines shown after ``top`` (counted, not wrapped)."""
+        return sum(max(1, -(-_line_chars(line) // cols)) for line in self.lines[self.top:])

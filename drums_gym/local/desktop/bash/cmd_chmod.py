@@ -5,10 +5,12 @@ from __future__ import annotations
 from .cmd_files import join_path, missing_operand, walk
 from .context import USER, Ctx, owner_of
 from .modes import parse_mode
+from .registry import command
 
-__all__ = ["CHMOD_COMMANDS"]
+__all__: list[str] = []
 
 
+@command("chmod")
 def chmod(ctx: Ctx, args: list[str]) -> int:
     flags: set[str] = set()
     spec: str | None = None
@@ -18,7 +20,7 @@ def chmod(ctx: Ctx, args: list[str]) -> int:
             spec = a
         elif a in ("-R", "--recursive", "-v", "--verbose", "-c", "--changes", "-f", "--silent"):
             flags.add(a.lstrip("-")[0].upper() if a in ("-R", "--recursive") else a.lstrip("-")[0])
-        elif a.startswith("-") and len(a) > 1 and spec is None and not a[1:].isdigit():
+        elif a.startswith("-") and len(a) > 1 and spec is None and not a[1:].isdecimal():
             ctx.err(f"chmod: invalid option -- '{a[1]}'\nTry 'chmod --help' for more information.")
             return 1
         elif spec is None:
@@ -55,4 +57,3 @@ def chmod(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-CHMOD_COMMANDS = {"chmod": chmod}

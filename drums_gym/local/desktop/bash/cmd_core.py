@@ -3,17 +3,20 @@ break/continue, source, bash -c / bash FILE."""
 
 from __future__ import annotations
 
-from .context import Ctx
-from .interp import BreakLoop, ExitShell
+import re
 
-__all__ = ["BUILTINS", "CORE_COMMANDS", "SUDO_TIMEOUT"]
+from .context import Ctx
+from .registry import command
+from .scripts import run_script
+from .signals import BreakLoop, ExitShell
+
+__all__ = ["MAX_SOURCE_NESTING", "SUDO_TIMEOUT"]
 
 SUDO_TIMEOUT = 15 * 60.0  # seconds of simulated time a sudo password is remembered
-BUILTINS = frozenset({"cd", "pwd", "echo", "printf", "exit", "logout", "export", "unset",
-                      "history", "read", "test", "[", "true", "false", ":", "source", ".",
-                      "type", "break", "continue"})
+MAX_SOURCE_NESTING = 16  # bash's sourcenest_max, set (Ubuntu's bash has none and crashes)
 
 
+@command("cd", builtin=True)
 def cd(ctx: Ctx, args: list[str]) -> int:
     if len(args) > 1:
         ctx.err("bash: cd: too many arguments")
@@ -40,18 +43,21 @@ def cd(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("pwd", builtin=True, program=True)
 def pwd(ctx: Ctx, args: list[str]) -> int:
     ctx.out(ctx.cwd + "\n")
     return 0
 
 
+@command("exit", "logout", builtin=True)
 def exit_(ctx: Ctx, args: list[str]) -> int:
-    if args and not args[0].lstrip("-").isdigit():
+    if args and not args[0].lstrip("-").isdecimal():
         ctx.err(f"bash: exit: {args[0]}: numeric argument required")
         raise ExitShell(2)
     raise ExitShell(int(args[0]) & 0xFF if args else ctx.state.status)
 
 
+@command("export", builtin=True)
 def export(ctx: Ctx, args: list[str]) -> int:
     st = ctx.state
     names = [a for a in args if a != "-p"]
@@ -62,7 +68,7 @@ def export(ctx: Ctx, args: list[str]) -> int:
         return 0
     for a in names:
         name, eq, value = a.partition("=")
-        if not name.replace("_", "a").isalnum() or name[0].isdigit():
+        if not name.replace("_", "a").isalnum() or name[0].isdecimal():
             ctx.err(f"bash: export: `{a}': not a valid identifier")
             return 1
         if eq:
@@ -71,6 +77,7 @@ def export(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("unset", builtin=True)
 def unset(ctx: Ctx, args: list[str]) -> int:
     for a in args:
         if a not in ("-v", "-f"):
@@ -79,6 +86,7 @@ def unset(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("env", "printenv")
 def env(ctx: Ctx, args: list[str]) -> int:
     if args:
         return ctx.run(args)
@@ -89,6 +97,7 @@ def env(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("history", builtin=True)
 def history(ctx: Ctx, args: list[str]) -> int:
     if args[:1] == ["-c"]:
         ctx.state.history.clear()
@@ -98,14 +107,14 @@ def history(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("clear")
 def clear(ctx: Ctx, args: list[str]) -> int:
     ctx.out("\x1b[H\x1b[2J\x1b[3J")
     return 0
 
 
+@command("sudo")
 def sudo(ctx: Ctx, args: list[str]) -> int:
-    from .commands import COMMANDS
-
     st = ctx.state
     while args and args[0].startswith("-"):
         opt, args = args[0], args[1:]
@@ -128,17 +137,19 @@ def sudo(ctx: Ctx, args: list[str]) -> int:
         return 1
     st.sudo_until = ctx.fs.clock.now() + SUDO_TIMEOUT
     name = args[0]
-    if (name not in COMMANDS and "/" not in name) or name in BUILTINS - {"echo", "printf",
-                                                                        "pwd", "test", "["}:
+    found = ctx.commands.get(name)
+    if (found is None and "/" not in name) or (found is not None and not found.program):
         ctx.err(f"sudo: {name}: command not found")
         return 1
     return ctx.run(args, root=True)
 
 
+@command("test", builtin=True, program=True)
 def test(ctx: Ctx, args: list[str]) -> int:
     return _test(ctx, args, "test")
 
 
+@command("[", builtin=True, program=True)
 def bracket(ctx: Ctx, args: list[str]) -> int:
     if not args or args[-1] != "]":
         ctx.err("bash: [: missing `]'")
@@ -178,7 +189,7 @@ def _test(ctx: Ctx, args: list[str], prog: str) -> int:
                     "-gt": int.__gt__, "-ge": int.__ge__}
             if op in ints:
                 for v in (x, y):
-                    if not v.strip().lstrip("-").isdigit():
+                    if not v.strip().lstrip("-").isdecimal():
                         raise ValueError(f"{v}: integer expression expected")
                 return bool(ints[op](int(x), int(y)))
         raise ValueError(f"{a[0]}: unary operator expected" if len(a) == 2 else
@@ -196,6 +207,7 @@ def _test(ctx: Ctx, args: list[str], prog: str) -> int:
         return 2
 
 
+@command("read", builtin=True)
 def read(ctx: Ctx, args: list[str]) -> int:
     names = [a for a in args if not a.startswith("-")] or ["REPLY"]
     data = ctx.io.stdin
@@ -211,14 +223,34 @@ def read(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def _loop_control(ctx: Ctx, args: list[str], name: str, cont: bool) -> int:
+    if len(args) > 1:
+        ctx.err(f"bash: {name}: too many arguments")
+        return 1
+    if args and not re.fullmatch(r"-?[0-9]+", args[0]):
+        ctx.err(f"bash: {name}: {args[0]}: numeric argument required")
+        return 128
+    levels = int(args[0]) if args else 1
+    if levels < 1:
+        ctx.err(f"bash: {name}: {args[0]}: loop count out of range")
+        return 1
+    if not ctx.interp.loops:
+        ctx.err(f"bash: {name}: only meaningful in a `for', `while', or `until' loop")
+        return 0
+    raise BreakLoop(levels, cont)
+
+
+@command("break", builtin=True)
 def break_(ctx: Ctx, args: list[str]) -> int:
-    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, False)
+    return _loop_control(ctx, args, "break", cont=False)
 
 
+@command("continue", builtin=True)
 def continue_(ctx: Ctx, args: list[str]) -> int:
-    raise BreakLoop(int(args[0]) if args and args[0].isdigit() else 1, True)
+    return _loop_control(ctx, args, "continue", cont=True)
 
 
+@command("source", ".", builtin=True)
 def source(ctx: Ctx, args: list[str]) -> int:
     if not args:
         ctx.err("bash: source: filename argument required")
@@ -227,12 +259,19 @@ def source(ctx: Ctx, args: list[str]) -> int:
     if not ctx.fs.is_file(p):
         ctx.err(f"bash: {args[0]}: No such file or directory")
         return 1
-    return ctx.interp.run_source(ctx.fs.read_file(p).decode(errors="replace"), ctx.io)
+    interp = ctx.interp
+    if interp.sources >= MAX_SOURCE_NESTING:
+        ctx.err(f"bash: {args[0]}: maximum source nesting level exceeded ({MAX_SOURCE_NESTING})")
+        return 1
+    interp.sources += 1
+    try:
+        return interp.run_source(ctx.fs.read_file(p).decode(errors="replace"), ctx.io)
+    finally:
+        interp.sources -= 1
 
 
+@command("bash", "sh")
 def bash(ctx: Ctx, args: list[str]) -> int:
-    from .commands import run_script
-
     if args[:1] == ["-c"] and len(args) > 1:
         return ctx.interp.subshell(lambda: ctx.interp.run_source(args[1], ctx.io))
     if not args:
@@ -240,9 +279,3 @@ def bash(ctx: Ctx, args: list[str]) -> int:
     return run_script(ctx, args[0], args[1:])
 
 
-CORE_COMMANDS = {
-    "cd": cd, "pwd": pwd, "exit": exit_, "logout": exit_, "export": export, "unset": unset,
-    "env": env, "printenv": env, "history": history, "clear": clear, "sudo": sudo,
-    "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
-    "source": source, ".": source, "bash": bash, "sh": bash,
-}

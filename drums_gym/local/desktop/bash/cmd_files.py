@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...budget import charge, charge_bytes
 from ..fs import FileSystem
 from .context import Ctx
 from .modes import UMASK, parse_mode
-from .opts import BadOption, parse_opts, usage_error
+from .registry import Args, Opts, command
 
-__all__ = ["FILE_COMMANDS", "join_path", "missing_operand", "walk"]
+__all__ = ["join_path", "missing_operand", "walk"]
 
 
 
 def walk(fs: FileSystem, path: str) -> Iterator[str]:
-    """``path`` and everything below it, parents first, names in sorted order."""
-    yield path
-    if fs.is_dir(path):
-        for name in fs.listdir(path):
-            yield from walk(fs, f"{path.rstrip('/')}/{name}")
+    """``path`` and everything below it, parents first, names in sorted order (iterative:
+    any depth; every entry charges the work budget)."""
+    stack = [path]
+    while stack:
+        p = stack.pop()
+        charge()
+        yield p
+        if fs.is_dir(p):
+            stack.extend(f"{p.rstrip('/')}/{name}" for name in reversed(fs.listdir(p)))
 
 
 def _base(arg: str) -> str:
@@ -49,12 +54,10 @@ def _why(ctx: Ctx, path: str) -> str:
     return "Permission denied" if not ctx.may_change(path) else ""
 
 
-def mkdir(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, vals = parse_opts("mkdir", args, "pvm", {"parents": "p", "verbose": "v",
-                                                             "mode": "m"}, with_value="m")
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("mkdir", opts=Opts("pvm", {"parents": "p", "verbose": "v", "mode": "m"},
+                            with_value="m"))
+def mkdir(ctx: Ctx, a: Args) -> int:
+    flags, ops, vals = a.flags, a.operands, a.values
     if not ops:
         return missing_operand(ctx, "mkdir")
     mode = None
@@ -97,11 +100,9 @@ def mkdir(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def rmdir(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("rmdir", args, "pv", {"parents": "p", "verbose": "v"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("rmdir", opts=Opts("pv", {"parents": "p", "verbose": "v"}))
+def rmdir(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         return missing_operand(ctx, "rmdir")
     status = 0
@@ -126,11 +127,9 @@ def rmdir(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def touch(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("touch", args, "cam", {"no-create": "c"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("touch", opts=Opts("cam", {"no-create": "c"}))
+def touch(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         ctx.err("touch: missing file operand\nTry 'touch --help' for more information.")
         return 1
@@ -171,12 +170,9 @@ def _targets(ctx: Ctx, prog: str, ops: list[str], flags: set[str]) -> list[tuple
     return [(s, join_path(dest, _base(s)) if into else dest) for s in srcs]
 
 
-def mv(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("mv", args, "finvTu", {"force": "f", "no-clobber": "n",
-                                                          "verbose": "v"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("mv", opts=Opts("finvTu", {"force": "f", "no-clobber": "n", "verbose": "v"}))
+def mv(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     pairs = _targets(ctx, "mv", ops, flags)
     if pairs is None:
         return 1
@@ -213,13 +209,11 @@ def mv(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def cp(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("cp", args, "rRafinvpTu", {
-            "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
-            "preserve": "p"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("cp", opts=Opts("rRafinvpTu", {
+    "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
+    "preserve": "p"}))
+def cp(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     pairs = _targets(ctx, "cp", ops, flags)
     if pairs is None:
         return 1
@@ -245,6 +239,7 @@ def cp(ctx: Ctx, args: list[str]) -> int:
 
 
 def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> int:
+    charge()
     fs = ctx.fs
     keep = bool(flags & {"p", "a"})
     mode = ctx.mode(sp)
@@ -260,7 +255,9 @@ def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> in
             ctx.err(f"cp: cannot {what}: {why or 'Permission denied'}")
             return 1
         new_mode = mode if keep else (None if fs.exists(dp) else mode & ~UMASK)
-        fs.write_file(dp, fs.read_file(sp), mode=new_mode)
+        data = fs.read_file(sp)
+        charge_bytes(len(data))
+        fs.write_file(dp, data, mode=new_mode)
         if "v" in flags:
             ctx.out(f"'{src}' -> '{dst}'\n")
         return 0
@@ -282,13 +279,11 @@ def _copy(ctx: Ctx, sp: str, dp: str, dst: str, src: str, flags: set[str]) -> in
     return status
 
 
-def rm(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("rm", args, "rRfidv", {
-            "recursive": "r", "force": "f", "dir": "d", "verbose": "v", "interactive": "i",
-            "no-preserve-root": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("rm", opts=Opts("rRfidv", {
+    "recursive": "r", "force": "f", "dir": "d", "verbose": "v", "interactive": "i",
+    "no-preserve-root": ""}))
+def rm(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     if not ops:
         return 0 if "f" in flags else missing_operand(ctx, "rm")
     recursive = bool(flags & {"r", "R"})
@@ -324,4 +319,3 @@ def rm(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-FILE_COMMANDS = {"mkdir": mkdir, "rmdir": rmdir, "touch": touch, "mv": mv, "cp": cp, "rm": rm}

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...budget import charge
 from .context import Ctx
-from .glob import match
+from .globbing import match
+from .registry import command
 
-__all__ = ["FIND_COMMANDS"]
+__all__: list[str] = []
 
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-wholename", "-ipath", "-type", "-perm",
                    "-newer", "-user", "-group", "-size"}
@@ -93,7 +95,7 @@ class _Parser:
     def primary(self, t: str) -> _Node:
         if t in ("-maxdepth", "-mindepth"):
             raw = self.arg(t)
-            if not raw.isdigit():
+            if not raw.isdecimal():
                 raise _FindError(f"find: Expected a positive decimal integer argument to {t}, "
                                  f"but got ‘{raw}’")
             setattr(self.q, t[1:], int(raw))
@@ -192,22 +194,31 @@ class _Finder:
         return op in ("true", "-prune", "-user", "-group", "-size", "-newer")
 
     def visit(self, shown: str, real: str, depth: int) -> None:
+        """Walk the tree under ``real`` (iteratively: any depth; each entry is charged)."""
         fs = self.ctx.fs
-        if not fs.exists(real):
-            return
-        here = depth >= self.q.mindepth
-        if here and not self.q.depth_first:
-            self.check(shown, real)
-        if fs.is_dir(real) and depth < self.q.maxdepth:
-            if not self.ctx.may(real, "r"):
-                self.ctx.err(f"find: ‘{shown}’: Permission denied")
-                self.status = 1
-            else:
-                for name in fs.listdir(real):
-                    sep = "" if shown.endswith("/") else "/"
-                    self.visit(f"{shown}{sep}{name}", f"{real.rstrip('/')}/{name}", depth + 1)
-        if here and self.q.depth_first:
-            self.check(shown, real)
+        stack: list[tuple[str, str, int, bool]] = [(shown, real, depth, False)]
+        while stack:
+            shown, real, depth, after = stack.pop()
+            charge()
+            here = depth >= self.q.mindepth
+            if after:  # -depth / -delete: the directory after its contents
+                self.check(shown, real)
+                continue
+            if not fs.exists(real):
+                continue
+            if here and not self.q.depth_first:
+                self.check(shown, real)
+            if here and self.q.depth_first:
+                stack.append((shown, real, depth, True))
+            if fs.is_dir(real) and depth < self.q.maxdepth:
+                if not self.ctx.may(real, "r"):
+                    self.ctx.err(f"find: ‘{shown}’: Permission denied")
+                    self.status = 1
+                    continue
+                sep = "" if shown.endswith("/") else "/"
+                for name in reversed(fs.listdir(real)):
+                    stack.append((f"{shown}{sep}{name}", f"{real.rstrip('/')}/{name}", depth + 1,
+                                  False))
 
     def check(self, shown: str, real: str) -> None:
         expr = self.q.expr
@@ -216,6 +227,7 @@ class _Finder:
             self.ctx.out(shown + "\n")
 
 
+@command("find")
 def find(ctx: Ctx, args: list[str]) -> int:
     k = 0
     while k < len(args) and args[k] in ("-H", "-L", "-P"):
@@ -256,4 +268,3 @@ def _exec_batches(node: _Node) -> list[_Node]:
     return [n for kid in node.kids for n in _exec_batches(kid)]
 
 
-FIND_COMMANDS = {"find": find}

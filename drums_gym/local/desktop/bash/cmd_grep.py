@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
+from ...budget import charge
 from .cmd_files import walk
 from .cmd_text import read_text
 from .context import Ctx
-from .opts import BadOption, parse_opts, usage_error
+from .regexes import RegexError, compile_regex, escape
+from .registry import Args, Opts, command
 
-__all__ = ["GREP_COMMANDS"]
+__all__: list[str] = []
 
 
 def _bre(pattern: str) -> str:
@@ -26,43 +26,30 @@ def _bre(pattern: str) -> str:
     return "".join(out)
 
 
-def grep(ctx: Ctx, args: list[str]) -> int:
-    patterns: list[str] = []
-    rest: list[str] = []
-    k = 0
-    while k < len(args):
-        if args[k] == "-e" and k + 1 < len(args):
-            patterns.append(args[k + 1])
-            k += 2
-            continue
-        if args[k].startswith("-e") and len(args[k]) > 2:
-            patterns.append(args[k][2:])
-        else:
-            rest.append(args[k])
-        k += 1
-    try:
-        flags, ops, _ = parse_opts("grep", rest, "ivncrRlLwxEFoqhHs", {
-            "ignore-case": "i", "invert-match": "v", "line-number": "n", "count": "c",
-            "recursive": "r", "files-with-matches": "l", "word-regexp": "w",
-            "extended-regexp": "E", "fixed-strings": "F", "quiet": "q", "color": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("grep", "egrep", opts=Opts("ivncrRlLwxEFoqhHse", {
+    "ignore-case": "i", "invert-match": "v", "line-number": "n", "count": "c",
+    "recursive": "r", "files-with-matches": "l", "word-regexp": "w", "extended-regexp": "E",
+    "fixed-strings": "F", "quiet": "q", "color": "", "regexp": "e"}, with_value="e",
+    usage_status=2))
+def grep(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
+    patterns = list(a.all_values.get("e", []))
     if not patterns and ops:
         patterns, ops = [ops[0]], ops[1:]
     if not patterns:
         ctx.err("Usage: grep [OPTION]... PATTERNS [FILE]...\n"
                 "Try 'grep --help' for more information.")
         return 2
-    src = "|".join(f"(?:{re.escape(p) if 'F' in flags else (p if 'E' in flags else _bre(p))})"
+    src = "|".join(f"(?:{escape(p) if 'F' in flags else (p if 'E' in flags else _bre(p))})"
                    for p in patterns)
     if "w" in flags:
         src = rf"\b(?:{src})\b"
     if "x" in flags:
         src = rf"^(?:{src})$"
     try:
-        rx = re.compile(src, re.IGNORECASE if "i" in flags else 0)
-    except re.error:
-        ctx.err("grep: Unmatched ( or \\(")
+        rx = compile_regex(src, "i" in flags)
+    except RegexError as exc:
+        ctx.err(f"grep: {exc}")
         return 2
     files = _grep_files(ctx, ops, bool(flags & {"r", "R"}))
     show_name = ("H" in flags or len(files) > 1 or bool(flags & {"r", "R"})) and "h" not in flags
@@ -74,6 +61,7 @@ def grep(ctx: Ctx, args: list[str]) -> int:
             continue
         hits = 0
         for n, line in enumerate(text.splitlines(), start=1):
+            charge(1 + len(line) // 4096)
             if bool(rx.search(line)) == ("v" in flags):
                 continue
             hits += 1
@@ -112,4 +100,3 @@ def _grep_files(ctx: Ctx, ops: list[str], recursive: bool) -> list[str]:
     return out
 
 
-GREP_COMMANDS = {"grep": grep, "egrep": grep}

@@ -6,11 +6,12 @@ import math
 import stat as stat_mod
 from datetime import datetime, timezone
 
+from ...budget import charge
 from .context import Ctx, owner_of, shell_quote
-from .glob import collate_key
-from .opts import BadOption, parse_opts, usage_error
+from .globbing import collate_key
+from .registry import Args, Opts, command
 
-__all__ = ["LS_COMMANDS", "columns", "mode_string"]
+__all__ = ["columns", "mode_string"]
 
 _SIX_MONTHS = 15_778_476  # seconds, as coreutils counts them
 
@@ -119,6 +120,7 @@ class _Lister:
 
     def emit(self, items: list[tuple[str, str]], total: bool) -> None:
         ctx = self.ctx
+        charge(1 + len(items))
         self.batch = [n for n, _ in items]
         if "l" in self.flags:
             if total:
@@ -160,13 +162,11 @@ class _Lister:
                          f"{r[5]} {r[6]}\n")
 
 
-def ls(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("ls", args, "aAlLh1drtSRF", {
-            "all": "a", "almost-all": "A", "human-readable": "h", "directory": "d",
-            "reverse": "r", "recursive": "R", "color": "", "group-directories-first": ""})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("ls", "dir", opts=Opts("aAlLh1drtSRF", {
+    "all": "a", "almost-all": "A", "human-readable": "h", "directory": "d", "reverse": "r",
+    "recursive": "R", "color": "", "group-directories-first": ""}, usage_status=2))
+def ls(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     lister = _Lister(ctx, flags)
     fs = ctx.fs
     status = 0
@@ -206,4 +206,3 @@ def ls(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-LS_COMMANDS = {"ls": ls, "dir": ls}

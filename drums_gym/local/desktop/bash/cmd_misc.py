@@ -3,21 +3,24 @@ type/which, true/false."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from datetime import datetime, timezone
 
-from .cmd_core import BUILTINS
+from ...budget import charge
 from .context import USER, Ctx
+from .registry import command
 
-__all__ = ["MISC_COMMANDS"]
+__all__: list[str] = []
 
 
+@command("xargs")
 def xargs(ctx: Ctx, args: list[str]) -> int:
     per, repl = 0, None
     while args and args[0].startswith("-"):
-        if args[0] == "-n" and len(args) > 1 and args[1].isdigit():
+        if args[0] == "-n" and len(args) > 1 and args[1].isdecimal():
             per, args = int(args[1]), args[2:]
-        elif args[0].startswith("-n") and args[0][2:].isdigit():
+        elif args[0].startswith("-n") and args[0][2:].isdecimal():
             per, args = int(args[0][2:]), args[1:]
         elif args[0] == "-I" and len(args) > 1:
             repl, args = args[1], args[2:]
@@ -49,25 +52,34 @@ def xargs(ctx: Ctx, args: list[str]) -> int:
     return 123 if status else 0
 
 
+@command("seq")
 def seq(ctx: Ctx, args: list[str]) -> int:
-    try:
-        nums = [int(a) for a in args]
-    except ValueError:
-        ctx.err(f"seq: invalid floating point argument: ‘{args[0] if args else ''}’")
-        return 1
+    nums: list[int] = []
+    for a in args:
+        if not re.fullmatch(r"[-+]?[0-9]+", a.strip()):
+            ctx.err(f"seq: invalid floating point argument: ‘{a}’\n"
+                    "Try 'seq --help' for more information.")
+            return 1
+        nums.append(int(a))
     if not 1 <= len(nums) <= 3:
-        ctx.err("seq: missing operand\nTry 'seq --help' for more information.")
+        ctx.err("seq: missing operand\nTry 'seq --help' for more information." if not nums
+                else f"seq: extra operand ‘{args[3]}’\nTry 'seq --help' for more information.")
         return 1
     first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (
         (nums[0], 1, nums[1]) if len(nums) == 2 else tuple(nums))
     if step == 0:
-        ctx.err("seq: invalid Zero increment value: ‘0’")
+        ctx.err(f"seq: invalid Zero increment value: ‘{args[1]}’\n"
+                "Try 'seq --help' for more information.")
         return 1
-    values = range(first, last + (1 if step > 0 else -1), step)
-    ctx.out("".join(f"{v}\n" for v in list(values)[:100_000]))
+    count = max(0, (last - first) // step + 1)
+    # made and charged in chunks: ``seq 1 1e20`` stops at the budget with little in memory
+    for start in range(0, count, 4096):
+        charge(min(4096, count - start))
+        ctx.out("".join(f"{first + step * k}\n" for k in range(start, min(count, start + 4096))))
     return 0
 
 
+@command("basename")
 def basename(ctx: Ctx, args: list[str]) -> int:
     if not args:
         ctx.err("basename: missing operand")
@@ -79,6 +91,7 @@ def basename(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("dirname")
 def dirname(ctx: Ctx, args: list[str]) -> int:
     if not args:
         ctx.err("dirname: missing operand")
@@ -89,16 +102,19 @@ def dirname(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("whoami")
 def whoami(ctx: Ctx, args: list[str]) -> int:
     ctx.out(("root" if ctx.root else USER) + "\n")
     return 0
 
 
+@command("hostname")
 def hostname(ctx: Ctx, args: list[str]) -> int:
     ctx.out("ubuntu\n")
     return 0
 
 
+@command("id")
 def id_(ctx: Ctx, args: list[str]) -> int:
     ctx.out("uid=0(root) gid=0(root) groups=0(root)\n" if ctx.root else
             "uid=1000(user) gid=1000(user) groups=1000(user),4(adm),24(cdrom),27(sudo),30(dip),"
@@ -106,6 +122,7 @@ def id_(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("uname")
 def uname(ctx: Ctx, args: list[str]) -> int:
     full = "Linux ubuntu 5.15.0-91-generic #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 " \
            "x86_64 x86_64 x86_64 GNU/Linux"
@@ -113,6 +130,7 @@ def uname(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("date")
 def date(ctx: Ctx, args: list[str]) -> int:
     now = datetime.fromtimestamp(ctx.fs.clock.now(), tz=timezone.utc)
     fmt = next((a[1:] for a in args if a.startswith("+")), "%a %b %e %H:%M:%S %Z %Y")
@@ -120,6 +138,7 @@ def date(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("sleep")
 def sleep(ctx: Ctx, args: list[str]) -> int:
     try:
         seconds = sum(float(a.rstrip("s")) for a in args)
@@ -130,14 +149,13 @@ def sleep(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def type_(ctx: Ctx, args: list[str], which: bool = False) -> int:
-    from .commands import COMMANDS
-
+def _type_or_which(ctx: Ctx, args: list[str], which: bool) -> int:
     status = 0
     for name in args:
-        if name in BUILTINS and not which:
+        found = ctx.commands.get(name)
+        if found is not None and found.builtin and not which:
             ctx.out(f"{name} is a shell builtin\n")
-        elif name in COMMANDS and name not in BUILTINS:
+        elif found is not None and (found.program if which else not found.builtin):
             ctx.out(f"/usr/bin/{name}\n" if which else f"{name} is /usr/bin/{name}\n")
         elif not which:
             ctx.err(f"bash: type: {name}: not found")
@@ -147,20 +165,23 @@ def type_(ctx: Ctx, args: list[str], which: bool = False) -> int:
     return status
 
 
+@command("which")
 def which(ctx: Ctx, args: list[str]) -> int:
-    return type_(ctx, args, which=True)
+    return _type_or_which(ctx, args, which=True)
 
 
+@command("type", builtin=True)
+def type_(ctx: Ctx, args: list[str]) -> int:
+    return _type_or_which(ctx, args, which=False)
+
+
+@command("true", ":", builtin=True, program=True)
 def true(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+@command("false", builtin=True, program=True)
 def false(ctx: Ctx, args: list[str]) -> int:
     return 1
 
 
-MISC_COMMANDS = {
-    "xargs": xargs, "seq": seq, "basename": basename, "dirname": dirname, "whoami": whoami,
-    "hostname": hostname, "id": id_, "uname": uname, "date": date, "sleep": sleep,
-    "type": type_, "which": which, "true": true, "false": false, ":": true,
-}

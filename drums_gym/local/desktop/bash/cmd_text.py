@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
+from ...budget import charge, charge_bytes
 from .context import Ctx
-from .glob import collate_key
-from .opts import BadOption, parse_opts, usage_error
+from .globbing import collate_key
+from .registry import Args, Opts, command
 
-__all__ = ["TEXT_COMMANDS", "backslash_escapes", "printf_format", "read_text"]
+__all__ = ["backslash_escapes", "printf_format", "read_text"]
 
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "e": "\x1b",
                    "E": "\x1b", "f": "\f", "r": "\r", "v": "\v", '"': '"', "'": "'"}
@@ -50,6 +51,7 @@ def backslash_escapes(s: str, echo: bool = False) -> tuple[str, bool]:
     return "".join(out), False
 
 
+@command("echo", builtin=True, program=True)
 def echo(ctx: Ctx, args: list[str]) -> int:
     newline, escapes = True, False
     while args and re.fullmatch(r"-[neE]+", args[0]):
@@ -100,16 +102,41 @@ def printf_format(fmt: str, args: list[str]) -> tuple[str, list[str]]:
             return "".join(out), errors
 
 
-def _convert(flags: str, width: str | None, prec: str | None, conv: str, arg: str | None,
-             errors: list[str]) -> str:
-    spec = "%" + flags + (width or "") + (f".{prec}" if prec is not None else "")
-    if conv in "sb":
+_INT_MAX = 2**31 - 1  # bash's printf takes widths and precisions as C ints
+
+
+def _field_number(text: str | None, errors: list[str]) -> int | None:
+    """A width or precision (from the format or a ``*`` argument); None when absent."""
+    if text is None:
+        return None
+    try:
+        return int(text.strip() or "0")
+    except ValueError:
+        errors.append(f"printf: {text}: invalid number")
+        return 0
+
+
+def _convert(flags: str, width_text: str | None, prec_text: str | None, conv: str,
+             arg: str | None, errors: list[str]) -> str:
+    width = _field_number(width_text, errors)
+    prec = _field_number(prec_text, errors)
+    if width is not None and width < 0:
+        flags, width = flags + "-", -width
+    if (width or 0) > _INT_MAX or (prec or 0) > _INT_MAX:
+        return ""  # bash's printf prints nothing for a field no C int can size
+    if prec is not None and prec < 0:
+        prec = None
+    spec = "%" + flags + (str(width) if width is not None else "") + (
+        f".{prec}" if prec is not None else "")
+    if conv in "sbc":
         value = arg or ""
         if conv == "b":
             value = backslash_escapes(value, echo=True)[0]
+        elif conv == "c":
+            value = value[:1]
+        shown = min(len(value), prec) if prec is not None and conv != "c" else len(value)
+        charge_bytes(max(width or 0, shown))
         return (spec + "s") % value
-    if conv == "c":
-        return (spec + "s") % ((arg or "")[:1])
     raw = (arg or "0").strip()
     try:
         if raw[:1] in "'\"" and len(raw) > 1:
@@ -121,13 +148,20 @@ def _convert(flags: str, width: str | None, prec: str | None, conv: str, arg: st
     except ValueError:
         errors.append(f"printf: {raw}: invalid number")
         num = 0
+    # what the conversion can make: the width, or the precision's digits and a few more
+    charge_bytes(max(width or 0, (prec or 0) + 32))
+    if conv in "fFeEgG":
+        return (spec + conv) % float(num)
+    n = int(num)
+    if not -2**63 <= n < 2**63:
+        errors.append(f"printf: warning: {raw}: Numerical result out of range")
+        n = 2**63 - 1 if n > 0 else -2**63
     if conv in "diu":
-        return (spec + "d") % int(num)
-    if conv in "oxX":
-        return (spec + conv) % int(num)
-    return (spec + conv) % float(num)
+        return (spec + "d") % (n & (2**64 - 1) if conv == "u" else n)
+    return (spec + conv) % (n & (2**64 - 1))
 
 
+@command("printf", builtin=True, program=True)
 def printf(ctx: Ctx, args: list[str]) -> int:
     if args[:1] == ["--"]:
         args = args[1:]
@@ -157,11 +191,9 @@ def read_text(ctx: Ctx, prog: str, arg: str) -> str | None:
     return None
 
 
-def cat(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("cat", args, "nbAEs", {"number": "n"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("cat", opts=Opts("nbAEs", {"number": "n"}))
+def cat(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     status, n = 0, 0
     for arg in ops or ["-"]:
         text = read_text(ctx, "cat", arg)
@@ -170,6 +202,7 @@ def cat(ctx: Ctx, args: list[str]) -> int:
             continue
         if "n" in flags:
             lines = text.splitlines(keepends=True)
+            charge(len(lines))
             out = []
             for line in lines:
                 n += 1
@@ -179,17 +212,16 @@ def cat(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def _head_tail(ctx: Ctx, args: list[str], tail: bool) -> int:
+_HEAD_TAIL = Opts("nqvcf", {"lines": "n"}, with_value="nc", number="n")
+
+
+def _head_tail(ctx: Ctx, a: Args, tail: bool) -> int:
     prog = "tail" if tail else "head"
-    args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in args]
-    try:
-        _, ops, vals = parse_opts(prog, args, "nqvcf", {"lines": "n"}, with_value="nc")
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+    ops, vals = a.operands, a.values
     raw = vals.get("n", "10")
     from_start = tail and raw.startswith("+")
     count_text = raw.lstrip("+-")
-    if not count_text.isdigit():
+    if not count_text.isdecimal():
         ctx.err(f"{prog}: invalid number of lines: ‘{raw}’")
         return 1
     count = int(count_text)
@@ -204,7 +236,7 @@ def _head_tail(ctx: Ctx, args: list[str], tail: bool) -> int:
             ctx.out(("\n" if k else "") + f"==> {'standard input' if arg == '-' else arg} <==\n")
         if "c" in vals:
             raw_c = vals["c"].lstrip("+-")
-            n = int(raw_c) if raw_c.isdigit() else 0
+            n = int(raw_c) if raw_c.isdecimal() else 0
             data = text.encode()
             ctx.out((data[-n:] if tail and n else (b"" if tail else data[:n])).decode(
                 errors="replace"))
@@ -218,20 +250,19 @@ def _head_tail(ctx: Ctx, args: list[str], tail: bool) -> int:
     return status
 
 
-def head(ctx: Ctx, args: list[str]) -> int:
-    return _head_tail(ctx, args, tail=False)
+@command("head", opts=_HEAD_TAIL)
+def head(ctx: Ctx, a: Args) -> int:
+    return _head_tail(ctx, a, tail=False)
 
 
-def tail(ctx: Ctx, args: list[str]) -> int:
-    return _head_tail(ctx, args, tail=True)
+@command("tail", opts=_HEAD_TAIL)
+def tail(ctx: Ctx, a: Args) -> int:
+    return _head_tail(ctx, a, tail=True)
 
 
-def wc(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("wc", args, "lwcm", {"lines": "l", "words": "w",
-                                                         "bytes": "c", "chars": "m"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("wc", opts=Opts("lwcm", {"lines": "l", "words": "w", "bytes": "c", "chars": "m"}))
+def wc(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     which = [f for f in "lwmc" if f in flags] or ["l", "w", "c"]
     rows: list[tuple[list[int], str]] = []
     status = 0
@@ -256,11 +287,9 @@ def wc(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-def sort(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("sort", args, "rnuf", {"reverse": "r", "unique": "u"})
-    except BadOption as exc:
-        return usage_error(ctx, exc, 2)
+@command("sort", opts=Opts("rnuf", {"reverse": "r", "unique": "u"}, usage_status=2))
+def sort(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     lines: list[str] = []
     for arg in ops or ["-"]:
         text = read_text(ctx, "sort", arg)
@@ -282,11 +311,9 @@ def sort(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def uniq(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("uniq", args, "cdu", {"count": "c"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("uniq", opts=Opts("cdu", {"count": "c"}))
+def uniq(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     text = read_text(ctx, "uniq", ops[0] if ops else "-")
     if text is None:
         return 1
@@ -303,11 +330,9 @@ def uniq(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def tee(ctx: Ctx, args: list[str]) -> int:
-    try:
-        flags, ops, _ = parse_opts("tee", args, "a", {"append": "a"})
-    except BadOption as exc:
-        return usage_error(ctx, exc)
+@command("tee", opts=Opts("a", {"append": "a"}))
+def tee(ctx: Ctx, a: Args) -> int:
+    flags, ops = a.flags, a.operands
     data = ctx.io.stdin
     status = 0
     for arg in ops:
@@ -321,10 +346,9 @@ def tee(ctx: Ctx, args: list[str]) -> int:
             status = 1
             continue
         old = fs.read_file(p) if "a" in flags and fs.is_file(p) else b""
+        charge_bytes(len(data))
         fs.write_file(p, old + data.encode())
     ctx.out(data)
     return status
 
 
-TEXT_COMMANDS = {"echo": echo, "printf": printf, "cat": cat, "head": head, "tail": tail,
-                 "wc": wc, "sort": sort, "uniq": uniq, "tee": tee}

@@ -1,64 +1,22 @@
-"""The command table (name -> function) and running files as scripts (``./x.sh``)."""
+"""The standard command table: every `registry.Command` the ``cmd_*`` modules declare.
+
+To add a command, declare it with `registry.command` in the ``cmd_*`` module it belongs to
+(or a new one listed in `MODULES`); see docs/terminal.md.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import lru_cache
 
-from .cmd_chmod import CHMOD_COMMANDS
-from .cmd_core import CORE_COMMANDS
-from .cmd_files import FILE_COMMANDS
-from .cmd_find import FIND_COMMANDS
-from .cmd_grep import GREP_COMMANDS
-from .cmd_ls import LS_COMMANDS
-from .cmd_misc import MISC_COMMANDS
-from .cmd_text import TEXT_COMMANDS
-from .context import Ctx
+from . import cmd_chmod, cmd_core, cmd_files, cmd_find, cmd_grep, cmd_ls, cmd_misc, cmd_text
+from .registry import Registry
 
-__all__ = ["COMMANDS", "CommandFn", "run_path", "run_script"]
+__all__ = ["MODULES", "standard_commands"]
 
-CommandFn = Callable[[Ctx, list[str]], int]
-
-COMMANDS: dict[str, CommandFn] = {
-    **CORE_COMMANDS, **MISC_COMMANDS, **FILE_COMMANDS, **CHMOD_COMMANDS, **FIND_COMMANDS,
-    **LS_COMMANDS, **TEXT_COMMANDS, **GREP_COMMANDS,
-}
+MODULES = (cmd_core, cmd_misc, cmd_files, cmd_chmod, cmd_find, cmd_ls, cmd_text, cmd_grep)
 
 
-def run_script(ctx: Ctx, name: str, args: list[str]) -> int:
-    """``bash FILE ARGS``: run a file's text as a script in a subshell."""
-    p = ctx.path(name)
-    if not ctx.fs.is_file(p):
-        why = "Is a directory" if ctx.fs.is_dir(p) else "No such file or directory"
-        ctx.err(f"bash: {name}: {why}")
-        return 126 if ctx.fs.is_dir(p) else 127
-    text = ctx.fs.read_file(p).decode(errors="replace")
-    state = ctx.state
-
-    def body() -> int:
-        state.positional = list(args)
-        return ctx.interp.run_source(text, ctx.io)
-
-    saved = state.positional
-    try:
-        return ctx.interp.subshell(body)
-    finally:
-        state.positional = saved
-
-
-def run_path(ctx: Ctx, name: str, args: list[str]) -> int:
-    """Run ``./script.sh``: shell scripts are interpreted; other programs cannot run here."""
-    p, fs = ctx.path(name), ctx.fs
-    if not fs.exists(p):
-        ctx.err(f"bash: {name}: No such file or directory")
-        return 127
-    if fs.is_dir(p):
-        ctx.err(f"bash: {name}: Is a directory")
-        return 126
-    if not ctx.may(p, "x") or not ctx.mode(p) & 0o111:
-        ctx.err(f"bash: {name}: Permission denied")
-        return 126
-    first = fs.read_file(p).decode(errors="replace").split("\n", 1)[0]
-    if first.startswith("#!") and not any(sh in first for sh in ("bash", "/sh", " sh")):
-        ctx.err(f"bash: {name}: cannot execute: required file not found")
-        return 127
-    return run_script(ctx, name, args)
+@lru_cache(maxsize=1)
+def standard_commands() -> Registry:
+    """The commands of Ubuntu's bash and coreutils that the terminal runs."""
+    return Registry.from_modules(*MODULES)

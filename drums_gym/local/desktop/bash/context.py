@@ -11,10 +11,12 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...budget import charge_bytes
 from ..fs import HOME, FileSystem
 
 if TYPE_CHECKING:
     from .interp import Interpreter
+    from .registry import Registry
     from .state import ShellState
 
 __all__ = ["IO", "Ctx", "owner_of", "shell_quote"]
@@ -66,6 +68,11 @@ class Ctx:
         return self.interp.state.fs
 
     @property
+    def commands(self) -> Registry:
+        """The commands this shell runs (``type``, ``which``, ``sudo`` look names up here)."""
+        return self.interp.commands
+
+    @property
     def cwd(self) -> str:
         return self.interp.state.cwd
 
@@ -74,10 +81,13 @@ class Ctx:
 
     # -- output -----------------------------------------------------------
     def out(self, text: str) -> None:
+        """Write ``text`` to standard output (charged to the work budget as produced data)."""
+        charge_bytes(len(text))
         self.io.out.append(text)
 
     def err(self, text: str) -> None:
         """Write one line (a newline is added) to standard error."""
+        charge_bytes(len(text) + 1)
         self.io.err.append(text + "\n")
 
     # -- paths ------------------------------------------------------------

@@ -5,14 +5,16 @@ arithmetic, field splitting, pathname expansion (globs), quote removal.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from ...budget import charge, charge_bytes
 from ..fs import HOME, FileSystem
-from . import glob
-from .nodes import Part, Word
+from .arith import ArithError, evaluate
+from .globbing import expand as expand_pattern
+from .nodes import Word
 
-__all__ = ["Expander", "ExpansionError", "brace_expand"]
+__all__ = ["Expander", "ExpansionError", "brace_expand", "brace_size"]
 
 _GLOB_CHARS = "*?[]\\"
 
@@ -21,8 +23,46 @@ class ExpansionError(Exception):
     """A failed expansion; ``str()`` is bash's message (``x: unbound variable`` ...)."""
 
 
-def _brace_span(text: str) -> tuple[int, int, list[str]] | None:
+class _Alts:
+    """The alternatives of one brace group, sized before they are built: a comma list
+    (``items``) or a sequence ``{x..y[..step]}`` of numbers or letters."""
+
+    def __init__(self, items: list[str] | None = None,
+                 seq: tuple[int, int, int, int] = (0, 0, 1, 0), letters: bool = False) -> None:
+        self.items, self.seq, self.letters = items, seq, letters
+
+    @property
+    def count(self) -> int:
+        if self.items is not None:
+            return len(self.items)
+        x, y, step, _ = self.seq
+        return abs(y - x) // step + 1
+
+    def longest(self) -> int:
+        x, y, _, width = self.seq
+        return 1 if self.letters else max(len(str(x)), len(str(y)), width)
+
+    def values(self) -> Iterator[str]:
+        if self.items is not None:
+            yield from self.items
+            return
+        x, y, step, width = self.seq
+        for n in range(x, y + (1 if y >= x else -1), step if y >= x else -step):
+            if self.letters:
+                yield chr(n)
+            elif width and n < 0:
+                yield "-" + str(-n).zfill(width - 1)
+            else:
+                yield str(n).zfill(width)
+
+
+_INT = re.compile(r"[-+]?[0-9]+")
+
+
+def _brace_span(text: str) -> tuple[int, int, _Alts] | None:
     """The first brace group ``{a,b}`` / ``{1..3}`` in ``text``: (start, end, alternatives)."""
+    if "}" not in text:
+        return None
     for start, c in enumerate(text):
         if c != "{":
             continue
@@ -36,46 +76,98 @@ def _brace_span(text: str) -> tuple[int, int, list[str]] | None:
                 alts.append(text[cur:j])
                 cur = j + 1
             elif text[j] == "}":
+                charge(1 + (j - start) // 64)
                 if alts:
-                    return start, j, [*alts, text[cur:j]]
+                    return start, j, _Alts([*alts, text[cur:j]])
                 seq = _sequence(text[start + 1:j])
                 if seq is not None:
                     return start, j, seq
                 break
+        else:
+            charge(1 + (len(text) - start) // 64)
     return None
 
 
-def _sequence(body: str) -> list[str] | None:
-    a, sep, b = body.partition("..")
-    if not sep:
+def _sequence(body: str) -> _Alts | None:
+    parts = body.split("..")
+    if len(parts) not in (2, 3) or (len(parts) == 3 and not _INT.fullmatch(parts[2])):
         return None
-    try:
-        x, y = int(a), int(b)
-    except ValueError:
-        if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
-            step = 1 if ord(b) >= ord(a) else -1
-            return [chr(c) for c in range(ord(a), ord(b) + step, step)]
-        return None
-    step = 1 if y >= x else -1
-    width = max(len(a), len(b)) if (a.startswith("0") or b.startswith("0")) else 0
-    return [str(n).zfill(width) for n in range(x, y + step, step)][:10000]
+    a, b = parts[0], parts[1]
+    step = max(1, abs(int(parts[2]))) if len(parts) == 3 else 1
+    if _INT.fullmatch(a) and _INT.fullmatch(b):
+        padded = any(v.lstrip("+-").startswith("0") and len(v.lstrip("+-")) > 1 for v in (a, b))
+        width = max(len(a), len(b)) if padded else 0
+        return _Alts(seq=(int(a), int(b), step, width))
+    if len(a) == 1 and len(b) == 1 and a.isascii() and b.isascii() and a.isalpha() \
+            and b.isalpha():
+        return _Alts(seq=(ord(a), ord(b), step, 0), letters=True)
+    return None
+
+
+_MAX_BRACE_NESTING = 64
+
+
+def _text_size(text: str, depth: int = 0) -> tuple[int, int]:
+    """(words, characters) the brace expansion of ``text`` makes, computed without making
+    them (groups in a row multiply; alternatives add up)."""
+    count, length, prefix = 1, 0, 0
+    while True:
+        span = _brace_span(text) if depth < _MAX_BRACE_NESTING else None
+        if span is None:
+            return count, length + count * (prefix + len(text))
+        start, end, alts = span
+        if alts.items is None:
+            ac, al = alts.count, alts.count * alts.longest()
+        else:
+            ac = al = 0
+            for alt in alts.items:
+                c, n = _text_size(alt, depth + 1)
+                ac, al = ac + c, al + n
+        # words so far x this group; each word carries the prefix, its alternative's text
+        length = length * ac + count * (al + ac * (prefix + start))
+        count *= ac
+        prefix, text = 0, text[end + 1:]
+        if count > 1 << 62:  # already far past any budget
+            return count, length
+
+
+def brace_size(word: Word) -> tuple[int, int]:
+    """(words, characters) ``brace_expand(word)`` will produce."""
+    count, length = 1, 0
+    for kind, text, quoted in word:
+        c, n = _text_size(text) if kind == "lit" and not quoted else (1, len(text))
+        length = length * c + count * n
+        count *= c
+    return count, length
 
 
 def brace_expand(word: Word) -> list[Word]:
-    """``a{b,c}d`` -> ``abd acd`` (brace groups inside one unquoted literal run)."""
-    for k, (kind, text, quoted) in enumerate(word):
-        if kind != "lit" or quoted:
-            continue
-        span = _brace_span(text)
-        if span is None:
-            continue
-        start, end, alts = span
-        out: list[Word] = []
-        for alt in alts:
-            mid: tuple[Part, ...] = (("lit", text[:start] + alt + text[end + 1:], False),)
-            out.extend(brace_expand(word[:k] + mid + word[k + 1:]))
-        return out
-    return [word]
+    """``a{b,c}d`` -> ``abd acd`` (brace groups inside one unquoted literal run).
+
+    The size of the result is charged to the work budget before any of it is built."""
+    count, length = brace_size(word)
+    if count == 1:
+        return [word]
+    charge(count)
+    charge_bytes(length + count)
+    out: list[Word] = []
+    stack = [word]
+    while stack:
+        w = stack.pop()
+        for k, (kind, text, quoted) in enumerate(w):
+            if kind != "lit" or quoted:
+                continue
+            span = _brace_span(text)
+            if span is None:
+                continue
+            start, end, alts = span
+            made = [(*w[:k], ("lit", text[:start] + alt + text[end + 1:], False), *w[k + 1:])
+                    for alt in alts.values()]
+            stack.extend(reversed(made))
+            break
+        else:
+            out.append(w)
+    return out
 
 
 @dataclass
@@ -100,9 +192,11 @@ class Expander:
     runs a command substitution and returns its output."""
 
     def __init__(self, fs: FileSystem, cwd: str, lookup: Callable[[str], str | None],
-                 capture: Callable[[str], str], positional: list[str]) -> None:
+                 capture: Callable[[str], str], positional: list[str],
+                 assign: Callable[[str, str], None] | None = None) -> None:
         self.fs, self.cwd = fs, cwd
         self.lookup, self.capture, self.positional = lookup, capture, positional
+        self.assign = assign
 
     def words(self, words: tuple[Word, ...] | list[Word]) -> list[str]:
         """Expand a list of words into fields (argv)."""
@@ -142,6 +236,8 @@ class Expander:
                     fields[-1].add(arg, True)
             else:
                 value = self.value(kind, text)
+                charge()
+                charge_bytes(len(value))
                 if quoted:
                     fields[-1].add(value, True)
                 elif value:
@@ -151,7 +247,7 @@ class Expander:
             if not f.real:
                 continue
             if f.magic and globbing:
-                matches = glob.expand(self.fs, self.cwd, "".join(f.pattern))
+                matches = expand_pattern(self.fs, self.cwd, "".join(f.pattern))
                 if matches:
                     result.extend(matches)
                     continue
@@ -190,67 +286,7 @@ class Expander:
         return value or ""
 
     def arith(self, src: str) -> int:
-        return _Arith(src, self.lookup).parse()
-
-
-class _Arith:
-    """Integer arithmetic for ``$((...))``: + - * / % ** and parentheses, names read as ints."""
-
-    def __init__(self, src: str, lookup: Callable[[str], str | None]) -> None:
-        self.toks = re.findall(r"\d+|[A-Za-z_]\w*|\*\*|[-+*/%()]", src.replace("$", ""))
-        self.i, self.lookup = 0, lookup
-
-    def parse(self) -> int:
-        value = self.expr()
-        if self.i != len(self.toks):
-            raise ExpansionError("syntax error in expression")
-        return value
-
-    def expr(self) -> int:
-        value = self.term()
-        while self.i < len(self.toks) and self.toks[self.i] in "+-":
-            op = self.toks[self.i]
-            self.i += 1
-            value = value + self.term() if op == "+" else value - self.term()
-        return value
-
-    def term(self) -> int:
-        value = self.unary()
-        while self.i < len(self.toks) and self.toks[self.i] in ("*", "/", "%"):
-            op = self.toks[self.i]
-            self.i += 1
-            rhs = self.unary()
-            if op != "*" and rhs == 0:
-                raise ExpansionError("division by 0 (error token is \"0\")")
-            value = value * rhs if op == "*" else (int(value / rhs) if op == "/"
-                                                   else value - rhs * int(value / rhs))
-        return value
-
-    def unary(self) -> int:
-        if self.i < len(self.toks) and self.toks[self.i] in "+-":
-            op = self.toks[self.i]
-            self.i += 1
-            return -self.unary() if op == "-" else self.unary()
-        base = self.atom()
-        if self.i < len(self.toks) and self.toks[self.i] == "**":
-            self.i += 1
-            return int(base ** min(self.unary(), 64))
-        return base
-
-    def atom(self) -> int:
-        if self.i >= len(self.toks):
-            raise ExpansionError("syntax error: operand expected")
-        tok = self.toks[self.i]
-        self.i += 1
-        if tok == "(":
-            value = self.expr()
-            if self.i >= len(self.toks) or self.toks[self.i] != ")":
-                raise ExpansionError("missing `)'")
-            self.i += 1
-            return value
-        if tok.isdigit():
-            return int(tok)
-        if tok[0].isalpha() or tok[0] == "_":
-            raw = self.lookup(tok) or "0"
-            return int(raw) if raw.lstrip("-").isdigit() else 0
-        raise ExpansionError(f"syntax error: operand expected (error token is \"{tok}\")")
+        try:
+            return evaluate(src, self.lookup, self.assign)
+        except ArithError as exc:
+            raise ExpansionError(str(exc)) from None

@@ -1,7 +1,7 @@
 """The interpreter: runs parsed command lines against a `ShellState`.
 
 Nothing here touches the real machine: commands are Python functions over the
-simulated `FileSystem` (see `commands.COMMANDS`).
+simulated `FileSystem`, looked up in the interpreter's `registry.Registry`.
 """
 
 from __future__ import annotations
@@ -9,37 +9,21 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from ...budget import charge, charge_bytes
 from .context import IO, Ctx
 from .expand import Expander, ExpansionError
 from .lexer import BashSyntaxError, Incomplete
 from .nodes import AndOr, Command, For, If, Pipeline, Redirect, Seq, Simple, While
-from .parser import parse
+from .parser import MAX_NESTING, parse
+from .registry import Registry
+from .scripts import run_path
+from .signals import BreakLoop, ExitShell
 from .state import ShellState
 
-__all__ = ["BreakLoop", "CommandLimit", "ExitShell", "Interpreter"]
+__all__ = ["MAX_NESTING", "BreakLoop", "ExitShell", "Interpreter"]
 
-MAX_COMMANDS = 50_000  # per submitted line: a runaway loop is cut short, not hung
-MAX_LOOP = 10_000
-
-
-class ExitShell(Exception):
-    """``exit``: the shell (and its terminal) ends with ``status``."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-class BreakLoop(Exception):
-    """``break``/``continue`` (``cont``) unwinding ``levels`` loops."""
-
-    def __init__(self, levels: int, cont: bool) -> None:
-        super().__init__(levels)
-        self.levels, self.cont = levels, cont
-
-
-class CommandLimit(Exception):
-    """More than `MAX_COMMANDS` commands in one line (a simulated interrupt)."""
+# MAX_NESTING (from the parser): how deep compound commands, command substitutions, sourced
+# files and scripts may nest (keeps Python's stack safe; the work budget bounds the rest).
 
 
 class _RedirectError(Exception):
@@ -49,25 +33,37 @@ class _RedirectError(Exception):
 class Interpreter:
     """Runs commands for one line; ``state`` persists across lines."""
 
-    def __init__(self, state: ShellState) -> None:
+    def __init__(self, state: ShellState, commands: Registry) -> None:
         self.state = state
-        self.count = 0
+        self.commands = commands
         self.subst_status: int | None = None
+        self.loops = 0  # loops being run (``break`` outside any is an error)
+        self.depth = 0  # nesting of compound commands, substitutions, sources, scripts
+        self.sources = 0  # nesting of ``source``
 
     # -- entry points -----------------------------------------------------
     def run_source(self, src: str, io: IO) -> int:
         """Parse and run ``src`` (scripts, ``bash -c``, command substitution)."""
+        charge(1 + len(src) // 256)
+        if self.depth >= MAX_NESTING:
+            io.err.append(f"bash: maximum nesting level exceeded ({MAX_NESTING})\n")
+            return 2
         try:
             seq = parse(src)
         except (BashSyntaxError, Incomplete) as exc:
             msg = str(exc) or "syntax error: unexpected end of file"
             io.err.append(f"bash: {msg}\n")
             return 2
-        return self.run_seq(seq, io)
+        self.depth += 1
+        try:
+            return self.run_seq(seq, io)
+        finally:
+            self.depth -= 1
 
     def run_seq(self, seq: Seq, io: IO) -> int:
         status = self.state.status
         for item in seq.items:
+            charge()
             status = self.run_and_or(item, io)
         return status
 
@@ -97,18 +93,14 @@ class Interpreter:
 
     def run_argv(self, argv: list[str], io: IO, root: bool = False) -> int:
         """Run one command by name (also what ``sudo``, ``xargs`` and ``find -exec`` use)."""
-        from .commands import COMMANDS, run_path
-
-        self.count += 1
-        if self.count > MAX_COMMANDS:
-            raise CommandLimit
+        charge()
         if not argv:
             return 0
         name = argv[0]
         ctx = Ctx(self, io, root)
-        fn = COMMANDS.get(name)
+        fn = self.commands.get(name)
         if fn is None and name.rsplit("/", 1)[0] in ("/bin", "/usr/bin", "/usr/local/bin"):
-            fn = COMMANDS.get(name.rsplit("/", 1)[1])
+            fn = self.commands.get(name.rsplit("/", 1)[1])
         if fn is not None:
             return fn(ctx, argv[1:])
         if "/" in name:
@@ -120,10 +112,14 @@ class Interpreter:
     def run_command(self, cmd: Command, io: IO) -> int:
         if isinstance(cmd, Simple):
             return self.run_simple(cmd, io)
+        if self.depth >= MAX_NESTING:
+            io.err.append(f"bash: maximum nesting level exceeded ({MAX_NESTING})\n")
+            return 2
         try:
             io, finish = self.redirect(cmd.redirects, io)
         except _RedirectError:
             return 1
+        self.depth += 1
         try:
             if isinstance(cmd, For):
                 return self.run_for(cmd, io)
@@ -138,25 +134,36 @@ class Interpreter:
                 return self.subshell(lambda: self.run_seq(cmd.body, io))
             return self.run_seq(cmd.body, io)
         finally:
+            self.depth -= 1
             finish()
 
     def subshell(self, body: Callable[[], int]) -> int:
-        saved = (self.state.cwd, dict(self.state.vars), set(self.state.exported))
+        st = self.state
+        charge(1 + (len(st.vars) + len(st.exported)) // 16)
+        saved = (st.cwd, dict(st.vars), set(st.exported), st.positional)
         try:
             return body()
         except ExitShell as exc:
             return exc.status
+        except BreakLoop:  # ``(break)`` leaves the subshell, not the loop around it
+            return 0
         finally:
-            self.state.cwd, self.state.vars, self.state.exported = saved
+            st.cwd, st.vars, st.exported, st.positional = saved
 
     def loop_body(self, body: Seq, io: IO) -> tuple[int, bool]:
         """Run a loop body; returns (status, stop)."""
+        charge()
         try:
             return self.run_seq(body, io), False
         except BreakLoop as exc:
-            if exc.levels > 1:
-                raise BreakLoop(exc.levels - 1, exc.cont) from None
-            return 0, not exc.cont
+            return 0, self._unwind(exc)
+
+    def _unwind(self, exc: BreakLoop) -> bool:
+        """Whether ``break``/``continue`` stops the innermost loop (re-raised for outer ones;
+        more levels than loops: ``break`` leaves them all, ``continue`` resumes the last)."""
+        if exc.levels > 1 and self.loops > 1:
+            raise BreakLoop(exc.levels - 1, exc.cont) from None
+        return not exc.cont
 
     def run_for(self, cmd: For, io: IO) -> int:
         if cmd.words is None:
@@ -168,22 +175,37 @@ class Interpreter:
                 io.err.append(f"bash: {exc}\n")
                 return 1
         status = 0
-        for value in values:
-            self.state.vars[cmd.var] = value
-            status, stop = self.loop_body(cmd.body, io)
-            if stop:
-                break
+        self.loops += 1
+        try:
+            for value in values:
+                self.state.vars[cmd.var] = value
+                status, stop = self.loop_body(cmd.body, io)
+                if stop:
+                    break
+        finally:
+            self.loops -= 1
         return status
 
     def run_while(self, cmd: While, io: IO) -> int:
+        """``while``/``until``: each iteration charges the work budget (which ends it)."""
         status = 0
-        for _ in range(MAX_LOOP):
-            if (self.run_seq(cmd.cond, io) == 0) == cmd.until:
-                return status
-            status, stop = self.loop_body(cmd.body, io)
-            if stop:
-                return status
-        raise CommandLimit
+        self.loops += 1
+        try:
+            while True:
+                charge()
+                try:
+                    done = (self.run_seq(cmd.cond, io) == 0) == cmd.until
+                except BreakLoop as exc:
+                    if self._unwind(exc):
+                        return 0
+                    continue
+                if done:
+                    return status
+                status, stop = self.loop_body(cmd.body, io)
+                if stop:
+                    return status
+        finally:
+            self.loops -= 1
 
     def run_simple(self, cmd: Simple, io: IO) -> int:
         exp = self.expander(io)
@@ -201,6 +223,8 @@ class Interpreter:
         try:
             if not argv:
                 for name, value in values:
+                    charge()
+                    charge_bytes(len(name) + len(value))
                     self.state.vars[name] = value
                 return self.subst_status or 0
             return self.run_argv(argv, rio)
@@ -220,7 +244,7 @@ class Interpreter:
             return " ".join(st.positional)
         if name == "0":
             return "bash"
-        if name.isdigit():
+        if name.isdecimal():
             k = int(name)
             return st.positional[k - 1] if k <= len(st.positional) else None
         if name == "RANDOM":
@@ -236,8 +260,12 @@ class Interpreter:
                 lambda: self.run_source(src, IO("", buf, io.err, False)))
             return "".join(buf)
 
+        def assign(name: str, value: str) -> None:
+            charge_bytes(len(value))
+            self.state.vars[name] = value
+
         return Expander(self.state.fs, self.state.cwd, self.lookup, capture,
-                        self.state.positional)
+                        self.state.positional, assign)
 
     def redirect(self, redirects: tuple[Redirect, ...], io: IO) -> tuple[IO, Callable[[], None]]:
         """Apply redirections; returns the new streams and a function that flushes files."""
@@ -248,7 +276,7 @@ class Interpreter:
         ctx = Ctx(self, io)
         for r in redirects:
             words = self.expander(io).words([r.target])
-            if r.op == ">&" and len(words) == 1 and (words[0].isdigit() or words[0] == "-"):
+            if r.op == ">&" and len(words) == 1 and (words[0].isdecimal() or words[0] == "-"):
                 src = new.out if words[0] == "1" else new.err
                 if r.fd == 2:
                     new.err = src if words[0] != "-" else []
@@ -274,8 +302,10 @@ class Interpreter:
 
         def finish() -> None:
             for path, buf in flushes:
+                data = "".join(buf).encode()
+                charge_bytes(len(data))
                 old = self.state.fs.read_file(path) if self.state.fs.is_file(path) else b""
-                self.state.fs.write_file(path, old + "".join(buf).encode())
+                self.state.fs.write_file(path, old + data)
 
         return new, finish
 

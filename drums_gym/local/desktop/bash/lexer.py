@@ -116,7 +116,7 @@ class _Lexer:
     def operator(self, i: int) -> int:
         s = self.s
         fd = None
-        if s[i] in "<>" and self.in_word and not self.parts and "".join(self.buf).isdigit():
+        if s[i] in "<>" and self.in_word and not self.parts and "".join(self.buf).isdecimal():
             fd, self.buf, self.in_word = int("".join(self.buf)), [], False
         self.end_word(i)
         op = next(o for o in OPERATORS if s.startswith(o, i))

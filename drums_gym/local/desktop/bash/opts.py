@@ -17,9 +17,11 @@ class BadOption(Exception):
 
 
 def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | None = None,
-               with_value: str = "") -> tuple[set[str], list[str], dict[str, str]]:
+               with_value: str = "", every: dict[str, list[str]] | None = None,
+               ) -> tuple[set[str], list[str], dict[str, str]]:
     """Split ``args`` into (flags, operands, option values). ``with_value`` lists short
-    options taking an argument (``-n 5`` / ``-n5``). Raises `BadOption`."""
+    options taking an argument (``-n 5`` / ``-n5``); ``every`` (if given) collects all the
+    values of each, in order. Raises `BadOption`."""
     flags: set[str] = set()
     values: dict[str, str] = {}
     operands: list[str] = []
@@ -42,6 +44,8 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
                 flags.add(key)
                 if val:
                     values[key] = val
+                    if every is not None:
+                        every.setdefault(key, []).append(val)
         elif a.startswith("-") and len(a) > 1:
             for k, c in enumerate(a[1:], start=1):
                 if c not in short:
@@ -56,6 +60,8 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
                                             f"Try '{prog} --help' for more information.")
                         rest = args[i]
                     values[c] = rest
+                    if every is not None:
+                        every.setdefault(c, []).append(rest)
                     flags.add(c)
                     break
                 flags.add(c)

@@ -16,7 +16,11 @@ from .lexer import BashSyntaxError, Incomplete, Token, tokenize
 from .nodes import AndOr, Command, For, Group, If, Pipeline, Redirect, Seq, Simple, While, Word
 from .nodes import word_text as _text
 
-__all__ = ["parse"]
+__all__ = ["MAX_NESTING", "parse"]
+
+# How deep compound commands may nest in one parse (keeps Python's stack safe; the
+# interpreter applies the same cap to substitutions, sourced files and scripts).
+MAX_NESTING = 32
 
 _REDIRECT_OPS = (">", ">>", "<", "&>", "&>>", ">&")
 _STOP = frozenset({"do", "done", "then", "elif", "else", "fi", "}"})
@@ -32,6 +36,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.toks = tokens
         self.i = 0
+        self.depth = 0
 
     # -- token helpers ----------------------------------------------------
     def peek(self) -> Token | None:
@@ -122,6 +127,17 @@ class _Parser:
         return Pipeline(tuple(cmds), negate)
 
     def parse_command(self) -> Command:
+        if self.keyword() not in ("for", "if", "while", "until", "{") and not self.is_op("("):
+            return self.parse_simple()
+        if self.depth >= MAX_NESTING:
+            raise BashSyntaxError(f"maximum nesting level exceeded ({MAX_NESTING})")
+        self.depth += 1
+        try:
+            return self._compound()
+        finally:
+            self.depth -= 1
+
+    def _compound(self) -> Command:
         kw = self.keyword()
         if kw == "for":
             return self.parse_for()

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...budget import Budget, BudgetExceeded, Limits, current, running
 from ..fs import HOME, FileSystem
+from .commands import standard_commands
 from .context import HOST, IO, USER
-from .interp import CommandLimit, ExitShell, Interpreter
+from .interp import Interpreter
 from .lexer import BashSyntaxError, Incomplete, tokenize
 from .nodes import Command, For, Group, If, Pipeline, Seq, Simple, While, word_text
 from .parser import parse
+from .signals import ExitShell
 from .state import ShellState
 
-__all__ = ["PASSWORD", "BashSession", "Reply"]
+__all__ = ["LINE_LIMITS", "PASSWORD", "BashSession", "Reply"]
 
 PASSWORD = "password"
+LINE_LIMITS = Limits()  # a line's budget when no unit of work set one (the host always does)
 _JOIN_BARE = ("do", "then", "else", "{", "|", "&&", "||", "in")
 
 
@@ -79,6 +83,7 @@ class BashSession:
             self.state.vars.pop("OLDPWD", None)
         self.pending: list[str] = []  # lines of an unfinished command (``> `` prompt)
         self.paused: _Paused | None = None  # a line waiting for the sudo password
+        self.stopped_output = ""  # what a line printed before its budget ran out
 
     # -- what the terminal shows ------------------------------------------
     @property
@@ -118,7 +123,19 @@ class BashSession:
         self.pending, self.paused = [], None
 
     def submit(self, line: str, columns: int = 80) -> Reply:
-        """Run a line typed at the prompt (or the password sudo asked for)."""
+        """Run a line typed at the prompt (or the password sudo asked for).
+
+        The line runs under the work budget in force (`drums_gym.local.budget`), or its own
+        `LINE_LIMITS` when there is none. When the budget runs out, `BudgetExceeded`
+        propagates as after Ctrl+C: the shell is back at its prompt with status 130, and
+        what the line printed until then is in ``stopped_output``."""
+        if current() is None:
+            with running(Budget(LINE_LIMITS)):
+                return self._submit(line, columns)
+        return self._submit(line, columns)
+
+    def _submit(self, line: str, columns: int) -> Reply:
+        self.stopped_output = ""
         self.state.columns = max(10, columns)
         if self.paused is not None:
             return self._password(line)
@@ -171,7 +188,7 @@ class BashSession:
     def _run(self, seq: Seq, item: int, part: int, status: int | None = None) -> Reply:
         sink: list[str] = []
         io = IO("", sink, sink, True)
-        interp = Interpreter(self.state)
+        interp = Interpreter(self.state, standard_commands())
         st = self.state
         if status is not None:
             st.status = status
@@ -193,7 +210,9 @@ class BashSession:
         except ExitShell as exc:
             st.status = exc.status
             return Reply("".join(sink), exited=True)
-        except CommandLimit:
-            sink.append("bash: too many commands in one line; interrupted\n")
+        except BudgetExceeded:
+            self.stopped_output = "".join(sink)
+            self.pending, self.paused = [], None
             st.status = 130
+            raise
         return Reply("".join(sink))

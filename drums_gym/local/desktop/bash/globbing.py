@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
+from ...budget import charge, charge_bytes
 from ..fs import FileSystem
+from .regexes import RegexError, compile_regex, escape
 
 __all__ = ["collate_key", "expand", "has_magic", "match"]
 
@@ -42,13 +45,13 @@ def unescape(pattern: str) -> str:
 
 
 @lru_cache(maxsize=512)
-def _compile(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+def _compile(pattern: str, ignore_case: bool) -> Any:
     out: list[str] = []
     i = 0
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
+            out.append(escape(pattern[i + 1]))
             i += 2
             continue
         if c == "*":
@@ -64,7 +67,7 @@ def _compile(pattern: str, ignore_case: bool) -> re.Pattern[str]:
             while j < len(pattern) and pattern[j] != "]":
                 j += 1
             if j >= len(pattern):
-                out.append(re.escape("["))
+                out.append(escape("["))
             else:
                 body = pattern[i + 1:j]
                 neg = body[:1] in ("!", "^")
@@ -73,9 +76,12 @@ def _compile(pattern: str, ignore_case: bool) -> re.Pattern[str]:
                 out.append(f"[{'^' if neg else ''}{body}]")
                 i = j
         else:
-            out.append(re.escape(c))
+            out.append(escape(c))
         i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+    try:
+        return compile_regex("".join(out), ignore_case, dot_nl=True)
+    except RegexError:  # a bracket RE2 refuses: the pattern matches only itself
+        return compile_regex(escape(unescape(pattern)), ignore_case, dot_nl=True)
 
 
 def match(pattern: str, name: str, period: bool = True, ignore_case: bool = False) -> bool:
@@ -83,7 +89,7 @@ def match(pattern: str, name: str, period: bool = True, ignore_case: bool = Fals
     if period and name.startswith(".") and not (pattern.startswith(".")
                                                  or pattern.startswith("\\.")):
         return False
-    return _compile(pattern, ignore_case).match(name) is not None
+    return _compile(pattern, ignore_case).fullmatch(name) is not None
 
 
 def expand(fs: FileSystem, cwd: str, pattern: str) -> list[str]:
@@ -105,10 +111,14 @@ def expand(fs: FileSystem, cwd: str, pattern: str) -> list[str]:
                 if name in (".", "..") or fs.exists(target):
                     nxt.append((f"{shown}{sep}{name}", fs.normpath(target)))
                 continue
-            names = sorted((n for n in fs.listdir(real) if match(comp, n)), key=collate_key)
+            entries = fs.listdir(real)
+            charge(1 + len(entries))
+            names = sorted((n for n in entries if match(comp, n)), key=collate_key)
             for n in names:
                 target = f"{real.rstrip('/')}/{n}"
                 if (last and not trailing) or fs.is_dir(target):
                     nxt.append((f"{shown}{sep}{n}", target))
         results = nxt
+        charge(1 + len(results))
+        charge_bytes(sum(len(shown) + 1 for shown, _ in results))
     return [shown + ("/" if trailing else "") for shown, _ in results]
