@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..desktop import Desktop
-from ..desktop.bash.commands import COMMANDS
+from ..desktop.bash.commands import standard_commands
 from ..desktop.bash.context import IO
-from ..desktop.bash.interp import CommandLimit, ExitShell, Interpreter
+from ..desktop.bash.interp import ExitShell, Interpreter
 from ..desktop.bash.lexer import BashSyntaxError, Incomplete
 from ..desktop.bash.nodes import Command, For, Group, If, Seq, Simple, While, Word, word_text
 from ..desktop.bash.parser import parse
@@ -82,7 +82,8 @@ def run_command(desktop: Desktop, command: str) -> Result:
     """Run one bash command line on ``desktop``, non-interactively, in the home folder.
 
     Failing commands are data (a status and stderr), never an exception; only the work
-    budget (`drums_gym.local.budget.BudgetExceeded`) propagates."""
+    budget (`drums_gym.local.budget.BudgetExceeded`) propagates: the unit of work (a setup
+    step, a getter) stops there and the host reports it as cut."""
     bridged = _bridged(desktop, command)
     if bridged is not None:
         return bridged
@@ -90,12 +91,10 @@ def run_command(desktop: Desktop, command: str) -> Result:
     out: list[str] = []
     err: list[str] = []
     try:
-        status = Interpreter(state).run_source(command, IO("", out, err, False))
+        status = Interpreter(state, standard_commands()).run_source(
+            command, IO("", out, err, False))
     except ExitShell as exc:
         status = exc.status
-    except CommandLimit:
-        err.append("bash: too many commands in one line; interrupted\n")
-        status = 130
     return Result("".join(out), "".join(err), status)
 
 
@@ -156,7 +155,7 @@ def missing_commands(command: str) -> list[str]:
     """
     out: list[str] = []
     for name in _seq_commands(command):
-        if "/" in name or name in COMMANDS or name in BRIDGED or name in out:
+        if "/" in name or name in standard_commands() or name in BRIDGED or name in out:
             continue
         out.append(name)
     return out
