@@ -57,8 +57,11 @@ from .system import (
 from .terminal import (
     AppendBrTerminal,
     ChmodTerminal,
+    CopyFailedNotebooksTerminal,
     CopyFileToDirsTerminal,
     CopyJpgsTerminal,
+    CountPhpLinesTerminal,
+    GzipOldFilesTerminal,
     MoveTodoTerminal,
     RenameFolderTerminal,
     RestorePosterTerminal,
@@ -75,7 +78,8 @@ _ALL: tuple[type[Solver], ...] = (
     CopyJpgsTerminal, ChmodTerminal, AppendBrTerminal,
     InstallSpotifyTerminal, BlankScreenTerminal, RemoveFavoriteTerminal, DoNotDisturbTerminal,
     MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
-    TerminalSizeTerminal, *infeasible_solvers(),
+    TerminalSizeTerminal, CopyFailedNotebooksTerminal, GzipOldFilesTerminal,
+    CountPhpLinesTerminal, *infeasible_solvers(),
 )
 
 #: Solver classes by ``(short task id, route)``.

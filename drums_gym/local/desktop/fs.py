@@ -111,6 +111,7 @@ class FileSystem:
         for d in ("/home", HOME, HOME + "/Desktop", HOME + "/Documents", HOME + "/Downloads",
                   HOME + "/Music", HOME + "/Pictures", HOME + "/Videos"):
             self.mkdir(d, parents=True)
+        self.mkdir("/tmp", mode=0o1777)  # Ubuntu's shared temporary folder
 
     # -- paths -------------------------------------------------------------
     @staticmethod
@@ -246,6 +247,10 @@ class FileSystem:
             old.data, old.mtime = raw, self.clock.now()
             if mode is not None:
                 old.mode = mode
+
+    def set_mtime(self, path: str, mtime: float) -> None:
+        """Set the modification time of ``path`` (``touch -d``)."""
+        self._lookup(self.normpath(path)).mtime = float(mtime)
 
     def chmod(self, path: str, mode: int) -> None:
         self._lookup(self.normpath(path)).mode = mode & 0o7777

@@ -16,7 +16,7 @@ __all__: list[str] = []
 
 @command("xargs")
 def xargs(ctx: Ctx, args: list[str]) -> int:
-    per, repl = 0, None
+    per, repl, nul = 0, None, False
     while args and args[0].startswith("-"):
         if args[0] == "-n" and len(args) > 1 and args[1].isdecimal():
             per, args = int(args[1]), args[2:]
@@ -26,19 +26,28 @@ def xargs(ctx: Ctx, args: list[str]) -> int:
             repl, args = args[1], args[2:]
         elif args[0].startswith("-I") and len(args[0]) > 2:
             repl, args = args[0][2:], args[1:]
-        elif args[0] in ("-0", "-r", "--no-run-if-empty"):
+        elif args[0] in ("-0", "--null"):
+            nul, args = True, args[1:]
+        elif args[0] in ("-r", "--no-run-if-empty"):
             args = args[1:]
         else:
             break
     cmd = args or ["echo"]
-    if repl is not None:
+    if repl is not None and not nul:
         status = 0
         for line in ctx.io.stdin.splitlines():
             if line.strip():
                 status |= ctx.run([a.replace(repl, line) for a in cmd])
         return 123 if status else 0
+    if nul:
+        items = [item for item in ctx.io.stdin.split("\0") if item]
+        if repl is not None:
+            status = 0
+            for item in items:
+                status |= ctx.run([a.replace(repl, item) for a in cmd])
+            return 123 if status else 0
     try:
-        items = shlex.split(ctx.io.stdin)
+        items = items if nul else shlex.split(ctx.io.stdin)
     except ValueError:
         ctx.err("xargs: unmatched quote; by default quotes are special to xargs unless you "
                 "use the -0 option")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import (
+    cmd_archive,
     cmd_chmod,
     cmd_core,
     cmd_files,
@@ -26,7 +27,7 @@ from .registry import Registry
 __all__ = ["MODULES", "standard_commands"]
 
 MODULES = (cmd_core, cmd_misc, cmd_files, cmd_chmod, cmd_find, cmd_ls, cmd_text, cmd_grep,
-           cmd_gnome, cmd_system, cmd_stream)
+           cmd_gnome, cmd_system, cmd_stream, cmd_archive)
 
 
 @lru_cache(maxsize=1)
