@@ -50,6 +50,7 @@ from .system import (
     LockScreenTerminal,
     MaxVolumeTerminal,
     RemoveFavoriteTerminal,
+    SshUserTerminal,
     TerminalSizeTerminal,
     UtcTimezoneTerminal,
     infeasible_solvers,
@@ -79,7 +80,7 @@ _ALL: tuple[type[Solver], ...] = (
     InstallSpotifyTerminal, BlankScreenTerminal, RemoveFavoriteTerminal, DoNotDisturbTerminal,
     MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
     TerminalSizeTerminal, CopyFailedNotebooksTerminal, GzipOldFilesTerminal,
-    CountPhpLinesTerminal, *infeasible_solvers(),
+    CountPhpLinesTerminal, SshUserTerminal, *infeasible_solvers(),
 )
 
 #: Solver classes by ``(short task id, route)``.

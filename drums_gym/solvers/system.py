@@ -27,6 +27,7 @@ __all__ = [
     "LockScreenTerminal",
     "MaxVolumeTerminal",
     "RemoveFavoriteTerminal",
+    "SshUserTerminal",
     "TerminalSizeTerminal",
     "UtcTimezoneTerminal",
     "infeasible_solvers",
@@ -98,6 +99,17 @@ class TerminalSizeTerminal(TerminalSolver):
     task_id = "13584542-872b-42d8-b299-866967b5c3ef"
     COMMANDS = (f"gsettings set {_PROFILE} default-size-columns 132 && "
                 f"gsettings set {_PROFILE} default-size-rows 43",)
+
+
+class SshUserTerminal(TerminalSolver):
+    """A user ``charles`` whose home (and only folder) is /home/test1, with the password."""
+
+    task_id = "5812b315-e7bd-4265-b51f-863c02174c28"
+
+    def plan(self) -> Iterable[Step]:
+        return [*sudo("useradd -m -d /home/test1 -s /bin/bash charles"),
+                write("echo 'charles:Ex@mpleP@55w0rd!' | sudo chpasswd\n",
+                      check=a11y.terminal)]
 
 
 class Infeasible(Solver):

@@ -1,5 +1,5 @@
 """System tools of Ubuntu 22.04: ``timedatectl``, ``pactl``/``pulseaudio``/``amixer``,
-``apt``/``apt-get``/``snap`` (for the packages in `PACKAGES`), ``stty``, ``su``, ``xdg-open``.
+``apt``/``apt-get``/``snap`` (for the packages in `PACKAGES`), ``stty``, ``xdg-open``.
 
 Their state lives in the simulated filesystem, where Ubuntu keeps it, so it is part of the
 desktop (clones copy it): the time zone in ``/etc/timezone``, the default sink's volume in
@@ -443,17 +443,3 @@ def xdg_open(ctx: Ctx, args: list[str]) -> int:
                 f'“{ctx.path(target)}”: No such file or directory')
         return 4
     return 0  # no window opens from a non-interactive shell here
-
-
-@command("su")
-def su(ctx: Ctx, args: list[str]) -> int:
-    names = [a for k, a in enumerate(args) if a not in ("-", "-l", "--login")
-             and not a.startswith("-") and not (k and args[k - 1] in ("-c", "-s"))]
-    user = names[0] if names else "root"
-    if user not in ("root", "user"):
-        ctx.err(f"su: user {user} does not exist or the user entry does not contain all "
-                "the required fields")
-        return 1
-    ctx.err("su: Authentication failure" if not ctx.root else
-            "su: interactive shells are not available in this terminal")
-    return 1

@@ -21,13 +21,14 @@ from . import (
     cmd_stream,
     cmd_system,
     cmd_text,
+    cmd_users,
 )
 from .registry import Registry
 
 __all__ = ["MODULES", "standard_commands"]
 
 MODULES = (cmd_core, cmd_misc, cmd_files, cmd_chmod, cmd_find, cmd_ls, cmd_text, cmd_grep,
-           cmd_gnome, cmd_system, cmd_stream, cmd_archive)
+           cmd_gnome, cmd_system, cmd_stream, cmd_archive, cmd_users)
 
 
 @lru_cache(maxsize=1)
