@@ -168,3 +168,63 @@ def dconf(ctx: Ctx, args: list[str]) -> int:
         return 1
     ctx.err(_DCONF_USAGE.rstrip("\n"))
     return 1
+
+
+@command("gio")
+def gio(ctx: Ctx, args: list[str]) -> int:
+    """``gio trash FILE...`` (to the Trash, with its .trashinfo), ``gio trash --empty``,
+    ``gio trash --list``; ``gio open`` and ``gio info`` of what exists."""
+    if not args:
+        ctx.err("Usage:\n  gio COMMAND [ARGS…]\n\nCommands:\n  info   Show information "
+                "about locations\n  open   Open files with the default application\n"
+                "  trash  Move files or directories to the trash")
+        return 1
+    verb, rest = args[0], args[1:]
+    fs = ctx.fs
+    if verb == "trash":
+        if "--empty" in rest:
+            fs.empty_trash()
+            return 0
+        if "--list" in rest:
+            for item in fs.trash_items():
+                ctx.out(f"trash:///{item.name}\t{item.original}\n")
+            return 0
+        names = [a for a in rest if not a.startswith("-")]
+        force = "-f" in rest or "--force" in rest
+        if not names:
+            ctx.err("gio: No locations given")
+            return 1
+        status = 0
+        for name in names:
+            charge()
+            path = ctx.path(name[7:] if name.startswith("file://") else name)
+            if not fs.exists(path):
+                if not force:
+                    ctx.err(f"gio: file://{path}: Error trashing file {path}: "
+                            "No such file or directory")
+                    status = 1
+                continue
+            if not ctx.may_change(path):
+                ctx.err(f"gio: file://{path}: Error trashing file {path}: Permission denied")
+                status = 1
+                continue
+            fs.trash(path)
+        return status
+    if verb in ("open", "info"):
+        status = 0
+        for name in rest:
+            path = ctx.path(name[7:] if name.startswith("file://") else name)
+            if "://" in name and not name.startswith("file://"):
+                continue
+            if not fs.exists(path):
+                ctx.err(f"gio: file://{path}: Error when getting information for file "
+                        f"“{path}”: No such file or directory")
+                status = 1
+            elif verb == "info":
+                ctx.out(f"display name: {path.rsplit('/', 1)[-1]}\nname: "
+                        f"{path.rsplit('/', 1)[-1]}\ntype: "
+                        f"{'directory' if fs.is_dir(path) else 'regular'}\nsize:  "
+                        f"{fs.stat(path).st_size}\nuri: file://{path}\n")
+        return status
+    ctx.err(f"gio: Unknown command {verb}")
+    return 1
