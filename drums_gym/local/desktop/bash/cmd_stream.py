@@ -494,7 +494,7 @@ def tr(ctx: Ctx, a: Args) -> int:
     first = sets[0] or ""
     if "d" in a.flags:
         drop = set(first)
-        text = "".join(c for c in text if (c in drop) != ("c" in a.flags))
+        text = "".join(c for c in text if (c in drop) == ("c" in a.flags))
         squeeze = set(sets[1] or "") if len(sets) > 1 else set()
     elif len(sets) >= 2:
         second = sets[1] or ""
