@@ -1,5 +1,5 @@
-"""Small utilities: xargs, seq, basename, dirname, whoami, hostname, id, uname, date, sleep,
-type/which, true/false."""
+"""Small utilities: xargs, seq, basename, dirname, whoami, hostname, uname, date, sleep,
+type/which, true/false (``id`` is in cmd_users)."""
 
 from __future__ import annotations
 
@@ -120,14 +120,6 @@ def whoami(ctx: Ctx, args: list[str]) -> int:
 @command("hostname")
 def hostname(ctx: Ctx, args: list[str]) -> int:
     ctx.out("ubuntu\n")
-    return 0
-
-
-@command("id")
-def id_(ctx: Ctx, args: list[str]) -> int:
-    ctx.out("uid=0(root) gid=0(root) groups=0(root)\n" if ctx.root else
-            "uid=1000(user) gid=1000(user) groups=1000(user),4(adm),24(cdrom),27(sudo),30(dip),"
-            "46(plugdev),122(lpadmin),134(lxd),135(sambashare)\n")
     return 0
 
 
