@@ -89,6 +89,11 @@ def test_snap_and_apt_install_known_packages_which_then_finds(d: Desktop) -> Non
     assert status(d, "echo password | sudo -S apt-get install -y expect") == 0
     assert out(d, "which expect") == "/usr/bin/expect\n"
     assert "is already installed" in out(d, "sudo snap install spotify")
+    assert out(d, "spotify") == "spotify: cannot open display\n"  # bash finds it on $PATH
+    assert status(d, "sudo snap remove spotify") == 0 and status(d, "which spotify") == 1
+    assert out(d, "spotify") == "bash: spotify: command not found\n"
+    assert status(d, "sudo apt-get remove -y expect") == 0 and status(d, "which expect") == 1
+    assert out(d, "apt list --installed") == "Listing... Done\n"
 
 
 # -- the terminal's size ---------------------------------------------------------------

@@ -491,6 +491,7 @@ def tr(ctx: Ctx, a: Args) -> int:
                 else "tr: invalid character class or range")
         return 1
     text = ctx.io.stdin
+    charge(1 + len(text) // 256)
     first = sets[0] or ""
     if "d" in a.flags:
         drop = set(first)

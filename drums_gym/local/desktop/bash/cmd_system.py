@@ -332,6 +332,12 @@ def _install(fs: FileSystem, pkg: Package) -> None:
                             "exit 1\n", mode=0o755)
 
 
+def _uninstall(fs: FileSystem, pkg: Package) -> None:
+    for path in pkg.programs:
+        if fs.is_file(path):
+            fs.remove(path)
+
+
 def installed(fs: FileSystem, pkg: Package) -> bool:
     return all(fs.is_file(p) for p in pkg.programs)
 
@@ -353,6 +359,18 @@ def snap(ctx: Ctx, args: list[str]) -> int:
                 continue
             _install(ctx.fs, pkg)
             ctx.out(f"{name} {pkg.version} from {pkg.publisher} installed\n")
+        return 0
+    if words[:1] == ["remove"] and len(words) > 1:
+        if not ctx.root:
+            ctx.err("error: access denied (try with sudo)")
+            return 1
+        for name in words[1:]:
+            pkg = PACKAGES.get(("snap", name))
+            if pkg is None or not installed(ctx.fs, pkg):
+                ctx.out(f"snap \"{name}\" is not installed\n")
+                continue
+            _uninstall(ctx.fs, pkg)
+            ctx.out(f"{name} removed\n")
         return 0
     if words[:1] == ["list"]:
         ctx.out("Name      Version    Rev    Tracking       Publisher   Notes\n")
@@ -396,10 +414,40 @@ def _apt(ctx: Ctx, args: list[str], prog: str) -> int:
             _install(ctx.fs, pkg)
             ctx.out(f"Setting up {pkg.name} ({pkg.version}) ...\n")
         return 0
-    if verb in ("", "remove", "purge", "upgrade", "search", "show", "list"):
-        if not verb:
-            ctx.out(f"{prog} 2.4.11 (amd64)\nUsage: {prog} [options] command\n")
-        return 0 if verb else 1
+    if verb in ("remove", "purge"):
+        for name in words[1:]:
+            pkg = PACKAGES.get(("apt", name))
+            if pkg is None:
+                ctx.err(f"E: Unable to locate package {name}")
+                return 100
+            if not installed(ctx.fs, pkg):
+                ctx.out(f"Package '{name}' is not installed, so not removed\n")
+                continue
+            _uninstall(ctx.fs, pkg)
+            ctx.out(f"Removing {name} ({pkg.version}) ...\n")
+        return 0
+    if verb in ("search", "show", "list"):
+        pattern = words[1] if len(words) > 1 else ""
+        found = [p for (via, _), p in PACKAGES.items() if via == "apt" and pattern in p.name
+                 and (verb != "list" or "--installed" not in args or installed(ctx.fs, p))]
+        if verb == "show":
+            found = [p for p in found if p.name == pattern]
+            if not found:
+                ctx.err("E: No packages found")
+                return 100
+        ctx.out("Sorting... Done\nFull Text Search... Done\n" if verb == "search" else
+                "Listing... Done\n" if verb == "list" else "")
+        for p in found:
+            ctx.out(f"Package: {p.name}\nVersion: {p.version}\n\n" if verb == "show" else
+                    f"{p.name}/jammy {p.version} amd64"
+                    f"{' [installed]' if installed(ctx.fs, p) else ''}\n")
+        return 0
+    if verb == "upgrade":
+        ctx.out("0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.\n")
+        return 0
+    if not verb:
+        ctx.out(f"{prog} 2.4.11 (amd64)\nUsage: {prog} [options] command\n")
+        return 1
     ctx.err(f"E: Invalid operation {verb}")
     return 100
 

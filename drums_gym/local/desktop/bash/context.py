@@ -11,7 +11,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...budget import charge_bytes
+from ...budget import charge, charge_bytes
 from ..fs import HOME, FileSystem
 
 if TYPE_CHECKING:
@@ -121,6 +121,17 @@ class Ctx:
     def run(self, argv: list[str], io: IO | None = None, root: bool | None = None) -> int:
         return self.interp.run_argv(argv, io if io is not None else self.io,
                                     self.root if root is None else root)
+
+    def find_program(self, name: str) -> str | None:
+        """The first executable file ``name`` in ``$PATH``'s folders (an installed program)."""
+        if not name or "/" in name:
+            return None
+        for folder in self.var("PATH").split(":"):
+            charge()
+            path = f"{folder.rstrip('/')}/{name}"
+            if folder.startswith("/") and self.fs.is_file(path) and self.mode(path) & 0o111:
+                return path
+        return None
 
     def var(self, name: str, default: str = "") -> str:
         return self.state.vars.get(name, default)

@@ -105,6 +105,9 @@ class Interpreter:
             return fn(ctx, argv[1:])
         if "/" in name:
             return run_path(ctx, name, argv[1:])
+        installed = ctx.find_program(name)  # a program a package installed on $PATH
+        if installed is not None:
+            return run_path(ctx, installed, argv[1:])
         io.err.append(f"bash: {name}: command not found\n")
         return 127
 
