@@ -143,6 +143,19 @@ def test_users_passwords_and_homes(d: Desktop) -> None:
     assert status(d, "sudo userdel charles") == 0 and status(d, "id charles") == 1
 
 
+def test_sudo_makes_root_owned_files_and_chown_gives_them_away(d: Desktop) -> None:
+    run_command(d, "sudo mkdir ~/Desktop/r && mkdir ~/Desktop/mine")
+    assert out(d, "stat -c '%U %n' ~/Desktop/r ~/Desktop/mine") == (
+        "root /home/user/Desktop/r\nuser /home/user/Desktop/mine\n")
+    assert "Permission denied" in out(d, "touch ~/Desktop/r/x")
+    assert "Operation not permitted" in out(d, "chown user ~/Desktop/r")
+    assert out(d, "sudo chown nobodyhere ~/Desktop/r") == "chown: invalid user: ‘nobodyhere’\n"
+    assert status(d, "sudo useradd charles && sudo chown -R charles:charles ~/Desktop/r") == 0
+    assert out(d, "stat -c %U ~/Desktop/r") == "charles\n"
+    assert status(d, "sudo chown user ~/Desktop/r && touch ~/Desktop/r/x") == 0
+    assert out(d, "ls -l ~/Desktop/r").split("\n")[1].split()[2] == "user"
+
+
 def test_a_clone_has_its_own_accounts(d: Desktop) -> None:
     run_command(d, "sudo useradd bob")
     fork = d.clone()

@@ -64,6 +64,7 @@ class _File:
     data: bytes
     mode: int
     mtime: float
+    owner: str | None = None  # None: who owns the path by default (`FileSystem.owner`)
 
 
 @dataclass
@@ -71,6 +72,7 @@ class _Dir:
     mode: int
     mtime: float
     entries: dict[str, _File | _Dir] = field(default_factory=dict)
+    owner: str | None = None
 
 
 _Node = _File | _Dir
@@ -106,6 +108,9 @@ class FileSystem:
 
     def __init__(self, clock: SimClock | None = None) -> None:
         self.clock = clock if clock is not None else SimClock()
+        #: who owns what is created now (None: the path's default owner); ``sudo`` sets
+        #: ``"root"`` while its command runs
+        self.creator: str | None = None
         now = self.clock.now()
         self._root = _Dir(0o755, now)
         for d in ("/home", HOME, HOME + "/Desktop", HOME + "/Documents", HOME + "/Downloads",
@@ -219,7 +224,7 @@ class FileSystem:
                 if not isinstance(node, _Dir):
                     raise _err(NotADirectoryError, errno.ENOTDIR, sub)
                 if part not in node.entries:
-                    node.entries[part] = _Dir(mode, self.clock.now())
+                    node.entries[part] = _Dir(mode, self.clock.now(), owner=self.creator)
                     self._touch(node)
                 node = node.entries[part]
             if not isinstance(node, _Dir):
@@ -228,7 +233,7 @@ class FileSystem:
         parent, name = self._parent_dir(p)
         if name in parent.entries:
             raise _err(FileExistsError, errno.EEXIST, p)
-        parent.entries[name] = _Dir(mode, self.clock.now())
+        parent.entries[name] = _Dir(mode, self.clock.now(), owner=self.creator)
         self._touch(parent)
 
     def write_file(self, path: str, data: bytes | str, mode: int | None = None) -> None:
@@ -241,12 +246,21 @@ class FileSystem:
             raise _err(IsADirectoryError, errno.EISDIR, p)
         if old is None:
             parent.entries[name] = _File(raw, self.FILE_MODE if mode is None else mode,
-                                         self.clock.now())
+                                         self.clock.now(), self.creator)
             self._touch(parent)
         else:
             old.data, old.mtime = raw, self.clock.now()
             if mode is not None:
                 old.mode = mode
+
+    def owner(self, path: str) -> str | None:
+        """Who owns ``path`` when it was created by someone else than the path's default
+        owner (``sudo`` in the home folder, ``chown``); None: the default."""
+        return self._lookup(self.normpath(path)).owner
+
+    def chown(self, path: str, owner: str | None) -> None:
+        """Give ``path`` to ``owner`` (None: back to the path's default owner)."""
+        self._lookup(self.normpath(path)).owner = owner
 
     def set_mtime(self, path: str, mtime: float) -> None:
         """Set the modification time of ``path`` (``touch -d``)."""
@@ -324,8 +338,9 @@ class FileSystem:
     def _clone(self, node: _Node) -> _Node:
         now = self.clock.now()
         if isinstance(node, _File):
-            return _File(node.data, node.mode, now)
-        return _Dir(node.mode, now, {k: self._clone(v) for k, v in node.entries.items()})
+            return _File(node.data, node.mode, now, self.creator)
+        return _Dir(node.mode, now, {k: self._clone(v) for k, v in node.entries.items()},
+                    self.creator)
 
     def unique_name(self, directory: str, name: str, pattern: str = "{stem} {n}") -> str:
         """``name`` if free in ``directory``, else ``pattern`` with n = 2, 3, ..."""

@@ -3,9 +3,9 @@
 ``getent``, ``id USER``, ``su``, ``chown``, ``stat``, ``openssl passwd``.
 
 Accounts live in ``/etc/passwd``, ``/etc/shadow`` and ``/etc/group`` (`accounts.Accounts`);
-changing them needs root. File ownership in the simulator follows the path (the user owns
-their home and /tmp, root the rest, `context.owner_of`): ``chown`` checks its arguments and
-permissions but does not move ownership elsewhere, and ``stat`` reports that owner.
+changing them needs root. A file belongs to whoever made it with ``sudo`` (root) or got it
+by ``chown``, else to the path's default owner (the user in their home and /tmp, root
+elsewhere: `context.owner_of`); ``stat`` and ``ls -l`` show it, permissions follow it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 
 from ...budget import charge
 from ..accounts import Account, AccountError, Accounts, sha512_crypt
-from .context import USER, Ctx, owner_of
+from .cmd_files import walk
+from .context import USER, Ctx
 from .registry import command
 
 __all__: list[str] = []
@@ -394,6 +395,7 @@ def chown(ctx: Ctx, args: list[str]) -> int:
     if group and group not in groups:
         ctx.err(f"chown: invalid group: ‘{spec}’")
         return 1
+    recursive = any(a in ("-R", "--recursive") for a in args)
     status = 0
     for f in files:
         p = ctx.path(f)
@@ -403,13 +405,16 @@ def chown(ctx: Ctx, args: list[str]) -> int:
         elif not ctx.root:
             ctx.err(f"chown: changing ownership of '{f}': Operation not permitted")
             status = 1
+        elif owner:
+            for path in walk(ctx.fs, p) if recursive else [p]:
+                ctx.fs.chown(path, owner)
     return status
 
 
 # -- stat -----------------------------------------------------------------------------
 
 def _owner(ctx: Ctx, path: str) -> Account:
-    name = owner_of(path)
+    name = ctx.owner(path)
     found = Accounts(ctx.fs).user(name)
     return found if found is not None else Account(name, 0, 0, "", "/", "/bin/sh")
 

@@ -103,8 +103,17 @@ class Ctx:
             mode = self.fs.stat(path).st_mode
         except OSError:
             return True
-        shift = 6 if owner_of(path) == USER else 0
+        shift = 6 if self.owner(path) == USER else 0
         return bool(mode & ({"r": 4, "w": 2, "x": 1}[bit] << shift))
+
+    def owner(self, path: str) -> str:
+        """Who owns ``path``: whoever created it with ``sudo`` or got it by ``chown``, else
+        the path's default (`owner_of`)."""
+        try:
+            explicit = self.fs.owner(path)
+        except OSError:
+            explicit = None
+        return explicit if explicit is not None else owner_of(path)
 
     def may_change(self, path: str) -> bool:
         """Whether the user may create or remove entries in the parent of ``path``."""
