@@ -147,7 +147,8 @@ WRONG: dict[str, list[list[Step]]] = {
     "94d95f96": [sudo("snap install vlc"), typed("snap install spotify"),
                  sudo("apt install spotify")],
     "bedcedc4": [typed("gsettings set org.gnome.settings-daemon.plugins.power idle-dim false"),
-                 typed("gsettings set org.gnome.desktop.session idle-delay 60")],
+                 typed("gsettings set org.gnome.desktop.session idle-delay 60"),
+                 sudo("gsettings set org.gnome.desktop.session idle-delay 0")],
     "ec4e3f68": [typed("gsettings set org.gnome.shell favorite-apps "
                        "\"['vim.desktop', 'google-chrome.desktop']\""),
                  typed("gsettings set org.gnome.shell favorite-apps \"['thunderbird.desktop']\""),

@@ -138,3 +138,12 @@ def test_values_parse_and_print_without_evaluation() -> None:
     for bad in ("1+1", "[1]", "('a',)", "true if x else false"):
         with pytest.raises(SettingsError):
             parse_value("as" if bad.startswith(("[", "(")) else "u", bad)
+
+
+def test_sudo_gsettings_changes_roots_settings_and_loses_the_change() -> None:
+    d = Desktop()
+    out, err, status = sh(d, "sudo gsettings set org.gnome.desktop.session idle-delay 0")
+    assert status == 0 and "failed to commit changes to dconf" in err
+    assert sh(d, "gsettings get org.gnome.desktop.session idle-delay")[0] == "uint32 300\n"
+    assert sh(d, "sudo gsettings get org.gnome.desktop.screensaver lock-enabled")[0] == \
+        "true\n"  # root's settings: the schema's default, not the user's

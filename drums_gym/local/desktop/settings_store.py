@@ -42,6 +42,7 @@ from .fs import HOME, FileSystem
 __all__ = [
     "DB_PATH",
     "IMAGE_STATE",
+    "ROOT_WARNING",
     "SCHEMAS",
     "Key",
     "SettingsError",
@@ -50,6 +51,11 @@ __all__ = [
     "format_value",
     "parse_value",
 ]
+
+#: What ``sudo gsettings set`` prints on Ubuntu (the change is lost: root has no session bus).
+ROOT_WARNING = ("(process:4242): dconf-WARNING **: 09:00:00.000: failed to commit changes to "
+                "dconf: Failed to execute child process “dbus-launch” (No such file or "
+                "directory)")
 
 #: Where the user database lives (the real one is binary GVDB; this one is its text dump).
 DB_PATH = HOME + "/.config/dconf/user"
@@ -378,8 +384,11 @@ class SettingsStore:
     """GSettings over the user database in ``fs`` (read and written on each call: the
     filesystem is the only state)."""
 
-    def __init__(self, fs: FileSystem) -> None:
+    def __init__(self, fs: FileSystem, root: bool = False) -> None:
         self.fs = fs
+        #: root's database (``sudo gsettings``) is not the user's, and cannot be written
+        #: (no session bus for root); it reads as the schema defaults
+        self.root = root
 
     # -- schema lookups -------------------------------------------------------------
     @staticmethod
@@ -398,6 +407,8 @@ class SettingsStore:
 
     # -- the user database ------------------------------------------------------------
     def _load(self) -> dict[tuple[str, str], str]:
+        if self.root:
+            return {}
         if not self.fs.is_file(DB_PATH):
             return dict(IMAGE_STATE)
         db: dict[tuple[str, str], str] = {}
@@ -413,6 +424,8 @@ class SettingsStore:
         return db
 
     def _save(self, db: Mapping[tuple[str, str], str]) -> None:
+        if self.root:
+            raise SettingsError(ROOT_WARNING)
         by_dir: dict[str, list[str]] = {}
         for (schema, name), value in sorted(db.items()):
             by_dir.setdefault(_dir_of(schema), []).append(f"{name}={value}")

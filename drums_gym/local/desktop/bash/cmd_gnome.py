@@ -3,12 +3,14 @@
 
 Output is what the real tools print: ``gsettings get`` a GVariant (``uint32 0``, ``true``,
 ``1.0``, ``['a.desktop']``), errors such as ``No such schema “org.foo”`` with status 1.
+Under ``sudo`` they reach root's settings, not the user's: reads give the defaults and a
+change is lost with dconf's warning, as on Ubuntu.
 """
 
 from __future__ import annotations
 
 from ...budget import charge
-from ..settings_store import SCHEMAS, SettingsError, SettingsStore
+from ..settings_store import ROOT_WARNING, SCHEMAS, SettingsError, SettingsStore
 from .context import Ctx
 from .registry import command
 
@@ -64,12 +66,12 @@ def gsettings(ctx: Ctx, args: list[str]) -> int:
         ctx.err(f"Usage:\n  gsettings {name} {'SCHEMA[:PATH] KEY' if hi >= 2 else 'SCHEMA[:PATH]'}"
                 f"{' VALUE' if hi == 3 else ''}")
         return 1
-    store = SettingsStore(ctx.fs)
+    store = SettingsStore(ctx.fs, root=ctx.root)
     try:
         return _run(ctx, store, name, rest)
     except SettingsError as exc:
         ctx.err(str(exc))
-        return 1
+        return 0 if str(exc) == ROOT_WARNING else 1
 
 
 def _run(ctx: Ctx, store: SettingsStore, name: str, rest: list[str]) -> int:
@@ -126,7 +128,7 @@ _DCONF_USAGE = ("error: unknown command\n\nUsage:\n  dconf COMMAND [ARGS...]\n\n
 
 @command("dconf")
 def dconf(ctx: Ctx, args: list[str]) -> int:
-    store = SettingsStore(ctx.fs)
+    store = SettingsStore(ctx.fs, root=ctx.root)
     name, rest = (args[0], args[1:]) if args else ("", [])
     try:
         if name == "read" and rest:
@@ -165,7 +167,7 @@ def dconf(ctx: Ctx, args: list[str]) -> int:
             return 0
     except SettingsError as exc:
         ctx.err(str(exc))
-        return 1
+        return 0 if str(exc) == ROOT_WARNING else 1
     ctx.err(_DCONF_USAGE.rstrip("\n"))
     return 1
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ...budget import charge
 from .cmd_grep import _bre
@@ -28,12 +29,12 @@ __all__: list[str] = []
 class _SedCmd:
     addr: tuple[str, str] | None  # ("line", "3") / ("last", "") / ("re", pattern)
     op: str  # s d p q
-    regex: object | None = None
+    regex: Any = None
     repl: str = ""
     global_: bool = False
     nth: int = 1
     print_: bool = False
-    addr_regex: object | None = None
+    addr_regex: Any = None
 
 
 class _SedError(Exception):
@@ -54,7 +55,7 @@ def _split_delim(text: str, i: int, delim: str) -> tuple[str, int]:
     return "".join(out), i + 1
 
 
-def _sed_regex(pattern: str, extended: bool, icase: bool = False) -> object:
+def _sed_regex(pattern: str, extended: bool, icase: bool = False) -> Any:
     try:
         return compile_regex(pattern if extended else _bre(pattern), icase)
     except RegexError as exc:
@@ -116,7 +117,7 @@ def _sed_parse(script: str, extended: bool) -> list[_SedCmd]:
     return cmds
 
 
-def _expand_repl(repl: str, m: object, extended: bool) -> str:
+def _expand_repl(repl: str, m: Any, extended: bool) -> str:
     out = []
     i = 0
     while i < len(repl):
@@ -124,19 +125,19 @@ def _expand_repl(repl: str, m: object, extended: bool) -> str:
         if c == "\\" and i + 1 < len(repl):
             nxt = repl[i + 1]
             if nxt.isdigit():
-                out.append(m.group(int(nxt)) or "")  # type: ignore[attr-defined]
+                out.append(m.group(int(nxt)) or "")
             else:
                 out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
             i += 2
             continue
-        out.append(m.group(0) if c == "&" else c)  # type: ignore[attr-defined]
+        out.append(m.group(0) if c == "&" else c)
         i += 1
     return "".join(out)
 
 
 def _substitute(cmd: _SedCmd, line: str, extended: bool) -> tuple[str, bool]:
     out, pos, count, changed = [], 0, 0, False
-    for m in cmd.regex.finditer(line):  # type: ignore[attr-defined]
+    for m in cmd.regex.finditer(line):
         charge()
         count += 1
         if count < cmd.nth:
@@ -161,7 +162,7 @@ def _addressed(cmd: _SedCmd, line: str, n: int, last: bool) -> bool:
         return n == int(value)
     if kind == "last":
         return last
-    return cmd.addr_regex.search(line) is not None  # type: ignore[attr-defined]
+    return cmd.addr_regex.search(line) is not None
 
 
 def _sed_run(cmds: list[_SedCmd], text: str, quiet: bool, extended: bool) -> str:
@@ -248,7 +249,7 @@ _AWK_TOKEN = re.compile(r'\s*(\$\d+|\$NF|\$\(NF-\d+\)|NR|NF|"(?:[^"\\]|\\.)*"|,|
 class _AwkRule:
     when: str  # "BEGIN", "END", "" (every line), or a regex / comparison
     items: list[str]  # print arguments (empty: print $0)
-    regex: object | None = None
+    regex: Any = None
 
 
 class _AwkError(Exception):
@@ -370,7 +371,7 @@ def awk(ctx: Ctx, a: Args) -> int:
                 for rule in rules:
                     if rule.when in ("BEGIN", "END"):
                         continue
-                    if rule.when == "re" and rule.regex.search(line) is None:  # type: ignore
+                    if rule.when == "re" and rule.regex.search(line) is None:
                         continue
                     ctx.out(_awk_print(rule, fields, line, nr))
         for rule in rules:
