@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..budget import charge
 from .fs import FileSystem
@@ -68,7 +69,7 @@ def sha512_crypt(password: str, salt: str, rounds: int = 5000) -> str:
     ds = hashlib.sha512(sl * (16 + c[0])).digest()
     s = (ds * (len(sl) // 64 + 1))[:len(sl)]
     for r in range(rounds):
-        if r % 256 == 0:
+        if r % 16 == 0:
             charge()
         h = hashlib.sha512(p if r & 1 else c)
         if r % 3:
@@ -131,6 +132,7 @@ _GROUPS = ("root:x:0:\nadm:x:4:syslog,user\ncdrom:x:24:user\nsudo:x:27:user\ndip
            "sambashare:x:135:user\nnogroup:x:65534:\nuser:x:1000:\n")
 
 
+@lru_cache(maxsize=1)
 def _default_shadow() -> str:
     lines = []
     for entry in _SYSTEM.splitlines():
