@@ -82,7 +82,7 @@ def _run(ctx: Ctx, store: SettingsStore, name: str, rest: list[str]) -> int:
         ctx.out("org.gnome.Terminal.Legacy.Profile\n")
         return 0
     if name == "list-recursively":
-        for schema in rest or list(SCHEMAS):
+        for schema in rest or [s for s in SCHEMAS if s not in _RELOCATABLE]:
             for key in store.schema(schema):
                 charge()
                 ctx.out(f"{schema} {key} {store.get_text(schema, key)}\n")
