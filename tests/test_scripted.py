@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import gymnasium as gym
@@ -12,7 +13,12 @@ from drums_gym.cli import main
 from drums_gym.local.tasks import CATALOG
 from drums_gym.solvers import get_solver, routes
 
-CASES = [(task.short_id, route) for task in CATALOG.values() for route in routes(task.id)]
+HAS_SCORING = importlib.util.find_spec("drums_gym.local.scoring") is not None
+#: An infeasible task's FAIL scores 1.0 through the host's scoring rule (local/scoring.py).
+needs_scoring = pytest.mark.skipif(not HAS_SCORING, reason="the host has no FAIL rule yet")
+CASES = [pytest.param(task.short_id, route, id=f"{task.short_id}-{route}",
+                      marks=[needs_scoring] if route == "answer" else [])
+         for task in CATALOG.values() for route in routes(task.id)]
 
 
 @pytest.fixture
@@ -38,7 +44,7 @@ def run_episode(env_id: str, policy=None, max_steps: int = 40) -> tuple[float, d
         env.close()
 
 
-@pytest.mark.parametrize(("task", "route"), CASES, ids=[f"{t}-{r}" for t, r in CASES])
+@pytest.mark.parametrize(("task", "route"), CASES)
 def test_scripted_solver_scores_one_through_gym_make(hosted, task, route):
     reward, info = run_episode(f"Drums/{task}", get_solver(task, route=route))
     assert info["valid"] and reward == 1.0

@@ -42,11 +42,27 @@ from .gui import (
     RenameFolderGui,
     RestorePosterGui,
 )
+from .system import (
+    BlankScreenTerminal,
+    DoNotDisturbTerminal,
+    EnlargeTextTerminal,
+    InstallSpotifyTerminal,
+    LockScreenTerminal,
+    MaxVolumeTerminal,
+    RemoveFavoriteTerminal,
+    SshUserTerminal,
+    TerminalSizeTerminal,
+    UtcTimezoneTerminal,
+    infeasible_solvers,
+)
 from .terminal import (
     AppendBrTerminal,
     ChmodTerminal,
+    CopyFailedNotebooksTerminal,
     CopyFileToDirsTerminal,
     CopyJpgsTerminal,
+    CountPhpLinesTerminal,
+    GzipOldFilesTerminal,
     MoveTodoTerminal,
     RenameFolderTerminal,
     RestorePosterTerminal,
@@ -54,12 +70,17 @@ from .terminal import (
 
 __all__ = ["ROUTES", "SOLVERS", "Solver", "a11y", "get_solver", "routes"]
 
-ROUTES: tuple[str, ...] = ("gui", "terminal")
+#: ``answer``: the solver only answers (``FAIL`` for an infeasible task).
+ROUTES: tuple[str, ...] = ("gui", "terminal", "answer")
 
 _ALL: tuple[type[Solver], ...] = (
     RenameFolderGui, MoveTodoGui, RestorePosterGui, CopyFileToDirsGui, CopyJpgsGui, ChmodGui,
     RenameFolderTerminal, MoveTodoTerminal, RestorePosterTerminal, CopyFileToDirsTerminal,
     CopyJpgsTerminal, ChmodTerminal, AppendBrTerminal,
+    InstallSpotifyTerminal, BlankScreenTerminal, RemoveFavoriteTerminal, DoNotDisturbTerminal,
+    MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
+    TerminalSizeTerminal, CopyFailedNotebooksTerminal, GzipOldFilesTerminal,
+    CountPhpLinesTerminal, SshUserTerminal, *infeasible_solvers(),
 )
 
 #: Solver classes by ``(short task id, route)``.
@@ -80,7 +101,7 @@ def routes(task_id: str) -> tuple[str, ...]:
 
 
 def get_solver(task_id: str, route: str | None = None, max_steps: int | None = None) -> Solver:
-    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``; None: the
+    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``, ``"answer"``; None: the
     first available whose episode fits ``max_steps``, GUI before terminal, else the
     shortest). Raises KeyError when there is none.
 

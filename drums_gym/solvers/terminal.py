@@ -15,8 +15,11 @@ from .base import Solver, Step, write
 __all__ = [
     "AppendBrTerminal",
     "ChmodTerminal",
+    "CopyFailedNotebooksTerminal",
     "CopyFileToDirsTerminal",
     "CopyJpgsTerminal",
+    "CountPhpLinesTerminal",
+    "GzipOldFilesTerminal",
     "MoveTodoTerminal",
     "RenameFolderTerminal",
     "RestorePosterTerminal",
@@ -88,3 +91,19 @@ class AppendBrTerminal(TerminalSolver):
     task_id = "5ced85fc-fa1a-4217-95fd-0fb530545ce2"
     steps = 2
     COMMANDS = ('for line in 1 2 3; do echo "$line<br/>"; done > ~/output.txt',)
+
+
+class CopyFailedNotebooksTerminal(TerminalSolver):
+    task_id = "5c1075ca-bb34-46a3-a7a0-029bd7463e79"
+    COMMANDS = ("cd ~/test_environment && mkdir -p fails && find . -name '*failed.ipynb' "
+                "-not -path './fails/*' -print0 | xargs -0 cp --parents -t fails",)
+
+
+class GzipOldFilesTerminal(TerminalSolver):
+    task_id = "37887e8c-da15-4192-923c-08fa390a176d"
+    COMMANDS = ("find /tmp/test_files -type f -mtime +30 -exec gzip {} \\;",)
+
+
+class CountPhpLinesTerminal(TerminalSolver):
+    task_id = "4127319a-8b79-4410-b58a-7a151e15f3d7"
+    COMMANDS = ("cd ~/project && find . -name '*.php' -print0 | xargs -0 cat | wc -l",)

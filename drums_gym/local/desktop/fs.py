@@ -75,6 +75,7 @@ class _File:
     data: bytes
     mode: int
     mtime: float
+    owner: str | None = None  # None: who owns the path by default (`FileSystem.owner`)
 
 
 @dataclass
@@ -82,6 +83,7 @@ class _Dir:
     mode: int
     mtime: float
     entries: dict[str, _File | _Dir] = field(default_factory=dict)
+    owner: str | None = None
 
 
 _Node = _File | _Dir
@@ -118,12 +120,16 @@ class FileSystem:
 
     def __init__(self, clock: SimClock | None = None) -> None:
         self.clock = clock if clock is not None else SimClock()
+        #: who owns what is created now (None: the path's default owner); ``sudo`` sets
+        #: ``"root"`` while its command runs
+        self.creator: str | None = None
         now = self.clock.now()
         self._root = _Dir(0o755, now)
         self._version = 0
         for d in ("/home", HOME, HOME + "/Desktop", HOME + "/Documents", HOME + "/Downloads",
                   HOME + "/Music", HOME + "/Pictures", HOME + "/Videos"):
             self.mkdir(d, parents=True)
+        self.mkdir("/tmp", mode=0o1777)  # Ubuntu's shared temporary folder
 
     # -- paths -------------------------------------------------------------
     @staticmethod
@@ -240,7 +246,7 @@ class FileSystem:
                 if not isinstance(node, _Dir):
                     raise _err(NotADirectoryError, errno.ENOTDIR, "/".join(parts[: i + 1]))
                 if part not in node.entries:
-                    node.entries[part] = _Dir(mode, self.clock.now())
+                    node.entries[part] = _Dir(mode, self.clock.now(), owner=self.creator)
                     self._touch(node)
                     self._changed()
                 node = node.entries[part]
@@ -250,7 +256,7 @@ class FileSystem:
         parent, name = self._parent_dir(p)
         if name in parent.entries:
             raise _err(FileExistsError, errno.EEXIST, p)
-        parent.entries[name] = _Dir(mode, self.clock.now())
+        parent.entries[name] = _Dir(mode, self.clock.now(), owner=self.creator)
         self._touch(parent)
         self._changed()
 
@@ -264,13 +270,26 @@ class FileSystem:
             raise _err(IsADirectoryError, errno.EISDIR, p)
         if old is None:
             parent.entries[name] = _File(raw, self.FILE_MODE if mode is None else mode,
-                                         self.clock.now())
+                                         self.clock.now(), self.creator)
             self._touch(parent)
         else:
             old.data, old.mtime = raw, self.clock.now()
             if mode is not None:
                 old.mode = mode
         self._changed()
+
+    def owner(self, path: str) -> str | None:
+        """Who owns ``path`` when it was created by someone else than the path's default
+        owner (``sudo`` in the home folder, ``chown``); None: the default."""
+        return self._lookup(self.normpath(path)).owner
+
+    def chown(self, path: str, owner: str | None) -> None:
+        """Give ``path`` to ``owner`` (None: back to the path's default owner)."""
+        self._lookup(self.normpath(path)).owner = owner
+
+    def set_mtime(self, path: str, mtime: float) -> None:
+        """Set the modification time of ``path`` (``touch -d``)."""
+        self._lookup(self.normpath(path)).mtime = float(mtime)
 
     def chmod(self, path: str, mode: int) -> None:
         self._lookup(self.normpath(path)).mode = mode & 0o7777
@@ -348,7 +367,8 @@ class FileSystem:
     def _clone(self, node: _Node) -> _Node:
         """A copy of the subtree ``node`` stamped now (``cp -r``), built without recursion."""
         now = self.clock.now()
-        return _copy_tree(node, lambda n: now, charge)
+        creator = self.creator  # cp makes the copy its own: owned by who runs it
+        return _copy_tree(node, lambda n: now, charge, owner=lambda n: creator)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FileSystem:
         new = object.__new__(type(self))
@@ -466,16 +486,19 @@ class FileSystem:
 
 def _copy_tree(root: _Node, mtime: Callable[[_Node], float],
                charge_step: Callable[[int], None] | None,
-               memo: dict[int, Any] | None = None) -> _Node:
+               memo: dict[int, Any] | None = None,
+               owner: Callable[[_Node], str | None] | None = None) -> _Node:
     """Copy the tree under ``root`` with an explicit stack (no recursion limit): each node
-    gets ``mtime(original)``; ``charge_step`` is charged once per node; ``memo`` (deepcopy's)
-    maps every original node to its copy."""
+    gets ``mtime(original)`` and ``owner(original)`` (default: the original's owner);
+    ``charge_step`` is charged once per node; ``memo`` (deepcopy's) maps every original
+    node to its copy."""
 
     def one(node: _Node) -> _Node:
         if charge_step is not None:
             charge_step(1)
-        dup: _Node = (_File(node.data, node.mode, mtime(node)) if isinstance(node, _File)
-                      else _Dir(node.mode, mtime(node)))
+        who = node.owner if owner is None else owner(node)
+        dup: _Node = (_File(node.data, node.mode, mtime(node), who) if isinstance(node, _File)
+                      else _Dir(node.mode, mtime(node), owner=who))
         if memo is not None:
             memo[id(node)] = dup
         return dup

@@ -7,9 +7,6 @@ Here the command runs in a fresh non-interactive session of the desktop's simula
 (`drums_gym.local.desktop.bash`) over the desktop's filesystem: nothing runs on the real
 machine. ``sudo`` needs no password there, as with ``echo password | sudo -S``.
 
-A few commands OSWorld's setups use are not (yet) commands of the simulated bash; they are
-bridged here, on a line that is that one simple command (`BRIDGED`): ``gio trash FILE...``.
-
 >>> from drums_gym.local.desktop import Desktop
 >>> d = Desktop()
 >>> run_command(d, "mkdir -p ~/a && cd ~/a && pwd")
@@ -20,8 +17,7 @@ Result(stdout='/home/user/a\\n', stderr='', status=0)
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..desktop import Desktop
@@ -32,9 +28,8 @@ from ..desktop.bash.lexer import BashSyntaxError, Incomplete
 from ..desktop.bash.nodes import Command, For, Group, If, Seq, Simple, While, Word, word_text
 from ..desktop.bash.parser import parse
 from ..desktop.bash.state import ShellState
-from ..desktop.fs import HOME
 
-__all__ = ["BRIDGED", "Result", "missing_commands", "run_command"]
+__all__ = ["Result", "missing_commands", "run_command"]
 
 
 @dataclass(frozen=True)
@@ -46,47 +41,12 @@ class Result:
     status: int
 
 
-def _gio(desktop: Desktop, args: list[str]) -> Result:
-    """``gio trash FILE...``: move files to the Trash (with their .trashinfo)."""
-    if not args or args[0] != "trash":
-        return Result("", f"gio: unsupported command {' '.join(args[:1])!r}\n", 1)
-    errors, status = [], 0
-    for name in args[1:]:
-        path = desktop.fs.normpath(name if name.startswith("/") else f"{HOME}/{name}")
-        try:
-            desktop.fs.trash(path)
-        except OSError:
-            errors.append(f"gio: file://{path}: Error trashing file {path}: "
-                          "No such file or directory\n")
-            status = 1
-    return Result("", "".join(errors), status)
-
-
-#: Commands of setups the simulated bash does not have, run when a line is just that command.
-BRIDGED: dict[str, Callable[[Desktop, list[str]], Result]] = {"gio": _gio}
-_OPERATORS = frozenset(";|&<>()$`\n")
-
-
-def _bridged(desktop: Desktop, command: str) -> Result | None:
-    if any(c in _OPERATORS for c in command):
-        return None
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return None
-    fn = BRIDGED.get(argv[0]) if argv else None
-    return fn(desktop, argv[1:]) if fn is not None else None
-
-
 def run_command(desktop: Desktop, command: str) -> Result:
     """Run one bash command line on ``desktop``, non-interactively, in the home folder.
 
     Failing commands are data (a status and stderr), never an exception; only the work
     budget (`drums_gym.local.budget.BudgetExceeded`) propagates: the unit of work (a setup
     step, a getter) stops there and the host reports it as cut."""
-    bridged = _bridged(desktop, command)
-    if bridged is not None:
-        return bridged
     state = ShellState(desktop.fs)
     out: list[str] = []
     err: list[str] = []
@@ -147,15 +107,15 @@ def _seq_commands(source: str) -> Iterator[str]:
 
 
 def missing_commands(command: str) -> list[str]:
-    """The commands of the line ``command`` that neither the simulated bash nor `BRIDGED`
-    has (in order, once each); paths such as ``./setup.sh`` are scripts, never missing.
+    """The commands of the line ``command`` that the simulated bash does not have (in
+    order, once each); paths such as ``./setup.sh`` are scripts, never missing.
 
-    >>> missing_commands("dpkg -l | grep mahjongg; echo $(lsb_release -a) && sudo -S apt install x")
-    ['dpkg', 'lsb_release', 'apt']
+    >>> missing_commands("dpkg -l | grep mahjongg; echo $(lsb_release -a) && sudo -S apt-mark x")
+    ['dpkg', 'lsb_release', 'apt-mark']
     """
     out: list[str] = []
     for name in _seq_commands(command):
-        if "/" in name or name in standard_commands() or name in BRIDGED or name in out:
+        if "/" in name or name in standard_commands() or name in out:
             continue
         out.append(name)
     return out

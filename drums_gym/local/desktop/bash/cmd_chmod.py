@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cmd_files import join_path, missing_operand, walk
-from .context import USER, Ctx, owner_of
+from .context import USER, Ctx
 from .modes import parse_mode
 from .registry import command
 
@@ -43,7 +43,7 @@ def chmod(ctx: Ctx, args: list[str]) -> int:
             status = 1
             continue
         for path in walk(fs, p) if "R" in flags else [p]:
-            if not ctx.root and owner_of(path) != USER:
+            if not ctx.root and ctx.owner(path) != USER:
                 shown = arg if path == p else join_path(arg, path[len(p) + 1:])
                 ctx.err(f"chmod: changing permissions of '{shown}': Operation not permitted")
                 status = 1

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 from ...budget import charge, charge_bytes
 from ..fs import FileSystem
 from .context import Ctx
+from .dates import parse_date, parse_stamp
 from .modes import UMASK, parse_mode
 from .registry import Args, Opts, command
 
@@ -127,11 +129,15 @@ def rmdir(ctx: Ctx, a: Args) -> int:
     return status
 
 
-@command("touch", opts=Opts("cam", {"no-create": "c"}))
+@command("touch", opts=Opts("camdtr", {"no-create": "c", "date": "d", "reference": "r"},
+                            with_value="dtr"))
 def touch(ctx: Ctx, a: Args) -> int:
     flags, ops = a.flags, a.operands
     if not ops:
         ctx.err("touch: missing file operand\nTry 'touch --help' for more information.")
+        return 1
+    when = _touch_time(ctx, a)
+    if when is False:
         return 1
     status = 0
     for arg in ops:
@@ -140,10 +146,16 @@ def touch(ctx: Ctx, a: Args) -> int:
             if not ctx.may(p, "w"):
                 ctx.err(f"touch: cannot touch '{arg}': Permission denied")
                 status = 1
-            else:
+            elif when is None:
                 fs.write_file(p, fs.read_file(p))
+            else:
+                fs.set_mtime(p, when)
             continue
-        if fs.exists(p) or "c" in flags:
+        if fs.exists(p):
+            if when is not None:
+                fs.set_mtime(p, when)
+            continue
+        if "c" in flags:
             continue
         problem = _why(ctx, p)
         if problem:
@@ -151,7 +163,34 @@ def touch(ctx: Ctx, a: Args) -> int:
             status = 1
             continue
         fs.write_file(p, b"")
+        if when is not None:
+            fs.set_mtime(p, when)
     return status
+
+
+def _touch_time(ctx: Ctx, a: Args) -> float | bool | None:
+    """The time ``-d``/``-t``/``-r`` give (None: now; False after printing an error)."""
+    now = ctx.fs.clock.now()
+    if "d" in a.values:
+        when = parse_date(a.values["d"], now)
+        if when is None:
+            ctx.err(f"touch: invalid date format ‘{a.values['d']}’")
+            return False
+        return when
+    if "t" in a.values:
+        when = parse_stamp(a.values["t"])
+        if when is None:
+            ctx.err(f"touch: invalid date format ‘{a.values['t']}’")
+            return False
+        return when
+    if "r" in a.values:
+        ref = ctx.path(a.values["r"])
+        if not ctx.fs.exists(ref):
+            ctx.err(f"touch: failed to get attributes of '{a.values['r']}': "
+                    "No such file or directory")
+            return False
+        return ctx.fs.stat(ref).st_mtime
+    return None
 
 
 def _targets(ctx: Ctx, prog: str, ops: list[str], flags: set[str]) -> list[tuple[str, str]] | None:
@@ -168,6 +207,28 @@ def _targets(ctx: Ctx, prog: str, ops: list[str], flags: set[str]) -> list[tuple
         ctx.err(f"{prog}: target '{dest}' is not a directory")
         return None
     return [(s, join_path(dest, _base(s)) if into else dest) for s in srcs]
+
+
+def _parents_targets(ctx: Ctx, ops: list[str]) -> list[tuple[str, str]] | None:
+    """``cp --parents SRC... DIR``: each SRC lands at DIR/SRC; missing folders are made."""
+    if len(ops) < 2:
+        missing_operand(ctx, "cp", *ops[:1])
+        return None
+    dest, srcs = ops[-1], ops[:-1]
+    if not ctx.is_dir(ctx.path(dest)):
+        ctx.err("cp: with --parents, the destination must be a directory\n"
+                "Try 'cp --help' for more information.")
+        return None
+    pairs = []
+    for src in srcs:
+        rel = "/".join(p for p in src.split("/") if p not in ("", "."))
+        target = join_path(dest, rel)
+        parent = ctx.path(target).rsplit("/", 1)[0]
+        if rel and not ctx.fs.is_dir(parent) and ctx.fs.exists(ctx.path(src)):
+            with contextlib.suppress(OSError):  # cp reports the failure when it copies
+                ctx.fs.mkdir(parent, parents=True)
+        pairs.append((src, target))
+    return pairs
 
 
 @command("mv", opts=Opts("finvTu", {"force": "f", "no-clobber": "n", "verbose": "v"}))
@@ -209,12 +270,14 @@ def mv(ctx: Ctx, a: Args) -> int:
     return status
 
 
-@command("cp", opts=Opts("rRafinvpTu", {
+@command("cp", opts=Opts("rRafinvpTut", {
     "recursive": "r", "archive": "a", "force": "f", "no-clobber": "n", "verbose": "v",
-    "preserve": "p"}))
+    "preserve": "p", "parents": "P", "target-directory": "t"}, with_value="t"))
 def cp(ctx: Ctx, a: Args) -> int:
-    flags, ops = a.flags, a.operands
-    pairs = _targets(ctx, "cp", ops, flags)
+    flags, ops = a.flags, list(a.operands)
+    if "t" in a.values:
+        ops.append(a.values["t"])
+    pairs = _parents_targets(ctx, ops) if "P" in flags else _targets(ctx, "cp", ops, flags)
     if pairs is None:
         return 1
     recursive = bool(flags & {"r", "R", "a"})

@@ -4,6 +4,7 @@ operators (! -not -a -and -o -or, parentheses)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...budget import charge
@@ -14,7 +15,8 @@ from .registry import command
 __all__: list[str] = []
 
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-wholename", "-ipath", "-type", "-perm",
-                   "-newer", "-user", "-group", "-size"}
+                   "-newer", "-user", "-group", "-size", "-mtime", "-mmin", "-atime", "-amin",
+                   "-ctime", "-cmin"}
 _NO_ARG = {"-print", "-delete", "-empty", "-true", "-false", "-print0", "-prune", "-quit"}
 
 
@@ -122,6 +124,8 @@ class _Parser:
             value = self.arg(t)
             if t == "-type" and value not in ("f", "d", "l", "b", "c", "p", "s"):
                 raise _FindError(f"find: Unknown argument to -type: {value}")
+            if t[2:] in ("time", "min") and not re.fullmatch(r"[-+]?\d+", value):
+                raise _FindError(f"find: invalid argument `{value}' to `{t}'")
             return _Node(t, (value,))
         if t in _NO_ARG:
             if t in ("-print", "-delete", "-print0"):
@@ -175,6 +179,17 @@ class _Finder:
             return not fs.listdir(real) if fs.is_dir(real) else not fs.read_file(real)
         if op == "-perm":
             return _perm_ok(node.args[0], self.ctx.mode(real))
+        if op[2:] in ("time", "min"):  # -mtime N: N whole days old (+N more, -N less)
+            unit = 86400 if op.endswith("time") else 60
+            age = int((fs.clock.now() - fs.stat(real).st_mtime) // unit)
+            spec = node.args[0]
+            n = int(spec.lstrip("+-"))
+            return age > n if spec[0] == "+" else age < n if spec[0] == "-" else age == n
+        if op == "-newer":
+            ref = self.ctx.path(node.args[0])
+            if not fs.exists(ref):
+                raise _FindError(f"find: ‘{node.args[0]}’: No such file or directory")
+            return fs.stat(real).st_mtime > fs.stat(ref).st_mtime
         if op in ("-print", "-print0"):
             self.ctx.out(shown + ("\0" if op == "-print0" else "\n"))
             return True
@@ -191,7 +206,7 @@ class _Finder:
         if op == "exec+":
             self.q.batches[int(node.args[0])].append(shown)
             return True
-        return op in ("true", "-prune", "-user", "-group", "-size", "-newer")
+        return op in ("true", "-prune", "-user", "-group", "-size")
 
     def visit(self, shown: str, real: str, depth: int) -> None:
         """Walk the tree under ``real`` (iteratively: any depth; each entry is charged)."""

@@ -7,7 +7,7 @@ import stat as stat_mod
 from datetime import datetime, timezone
 
 from ...budget import charge
-from .context import Ctx, owner_of, shell_quote
+from .context import Ctx, shell_quote
 from .globbing import collate_key
 from .registry import Args, Opts, command
 
@@ -149,7 +149,7 @@ class _Lister:
             st = fs.stat(path)
             links = 2 + sum(fs.is_dir(f"{path}/{c}") for c in fs.listdir(path)) if st.is_dir \
                 else 1
-            owner = owner_of(path)
+            owner = self.ctx.owner(path)
             size = _human(st.st_size) if "h" in self.flags else str(st.st_size)
             when = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc)
             recent = abs(self.now - st.st_mtime) < _SIX_MONTHS

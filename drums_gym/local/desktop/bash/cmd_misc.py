@@ -1,5 +1,5 @@
-"""Small utilities: xargs, seq, basename, dirname, whoami, hostname, id, uname, date, sleep,
-type/which, true/false."""
+"""Small utilities: xargs, seq, basename, dirname, whoami, hostname, uname, date, sleep,
+type/which, true/false (``id`` is in cmd_users)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ __all__: list[str] = []
 
 @command("xargs")
 def xargs(ctx: Ctx, args: list[str]) -> int:
-    per, repl = 0, None
+    per, repl, nul = 0, None, False
     while args and args[0].startswith("-"):
         if args[0] == "-n" and len(args) > 1 and args[1].isdecimal():
             per, args = int(args[1]), args[2:]
@@ -26,20 +26,29 @@ def xargs(ctx: Ctx, args: list[str]) -> int:
             repl, args = args[1], args[2:]
         elif args[0].startswith("-I") and len(args[0]) > 2:
             repl, args = args[0][2:], args[1:]
-        elif args[0] in ("-0", "-r", "--no-run-if-empty"):
+        elif args[0] in ("-0", "--null"):
+            nul, args = True, args[1:]
+        elif args[0] in ("-r", "--no-run-if-empty"):
             args = args[1:]
         else:
             break
     cmd = args or ["echo"]
-    if repl is not None:
+    if repl is not None and not nul:
         status = 0
         for line in ctx.io.stdin.splitlines():
             if line.strip():
                 status |= ctx.run([a.replace(repl, line) for a in cmd])
         return 123 if status else 0
-    charge(1 + len(ctx.io.stdin) // 4)  # shlex reads character by character
+    charge(1 + len(ctx.io.stdin) // 4)  # shlex (or the NUL split) reads it all
+    if nul:
+        items = [item for item in ctx.io.stdin.split("\0") if item]
+        if repl is not None:
+            status = 0
+            for item in items:
+                status |= ctx.run([a.replace(repl, item) for a in cmd])
+            return 123 if status else 0
     try:
-        items = shlex.split(ctx.io.stdin)
+        items = items if nul else shlex.split(ctx.io.stdin)
     except ValueError:
         ctx.err("xargs: unmatched quote; by default quotes are special to xargs unless you "
                 "use the -0 option")
@@ -115,14 +124,6 @@ def hostname(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("id")
-def id_(ctx: Ctx, args: list[str]) -> int:
-    ctx.out("uid=0(root) gid=0(root) groups=0(root)\n" if ctx.root else
-            "uid=1000(user) gid=1000(user) groups=1000(user),4(adm),24(cdrom),27(sudo),30(dip),"
-            "46(plugdev),122(lpadmin),134(lxd),135(sambashare)\n")
-    return 0
-
-
 @command("uname")
 def uname(ctx: Ctx, args: list[str]) -> int:
     full = "Linux ubuntu 5.15.0-91-generic #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 " \
@@ -158,6 +159,8 @@ def _type_or_which(ctx: Ctx, args: list[str], which: bool) -> int:
             ctx.out(f"{name} is a shell builtin\n")
         elif found is not None and (found.program if which else not found.builtin):
             ctx.out(f"/usr/bin/{name}\n" if which else f"{name} is /usr/bin/{name}\n")
+        elif (on_path := ctx.find_program(name)) is not None:
+            ctx.out(f"{on_path}\n" if which else f"{name} is {on_path}\n")
         elif not which:
             ctx.err(f"bash: type: {name}: not found")
             status = 1

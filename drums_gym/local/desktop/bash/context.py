@@ -11,7 +11,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...budget import charge_bytes
+from ...budget import charge, charge_bytes
 from ..fs import HOME, FileSystem
 
 if TYPE_CHECKING:
@@ -103,8 +103,17 @@ class Ctx:
             mode = self.fs.stat(path).st_mode
         except OSError:
             return True
-        shift = 6 if owner_of(path) == USER else 0
+        shift = 6 if self.owner(path) == USER else 0
         return bool(mode & ({"r": 4, "w": 2, "x": 1}[bit] << shift))
+
+    def owner(self, path: str) -> str:
+        """Who owns ``path``: whoever created it with ``sudo`` or got it by ``chown``, else
+        the path's default (`owner_of`)."""
+        try:
+            explicit = self.fs.owner(path)
+        except OSError:
+            explicit = None
+        return explicit if explicit is not None else owner_of(path)
 
     def may_change(self, path: str) -> bool:
         """Whether the user may create or remove entries in the parent of ``path``."""
@@ -121,6 +130,17 @@ class Ctx:
     def run(self, argv: list[str], io: IO | None = None, root: bool | None = None) -> int:
         return self.interp.run_argv(argv, io if io is not None else self.io,
                                     self.root if root is None else root)
+
+    def find_program(self, name: str) -> str | None:
+        """The first executable file ``name`` in ``$PATH``'s folders (an installed program)."""
+        if not name or "/" in name:
+            return None
+        for folder in self.var("PATH").split(":"):
+            charge()
+            path = f"{folder.rstrip('/')}/{name}"
+            if folder.startswith("/") and self.fs.is_file(path) and self.mode(path) & 0o111:
+                return path
+        return None
 
     def var(self, name: str, default: str = "") -> str:
         return self.state.vars.get(name, default)

@@ -101,10 +101,20 @@ class Interpreter:
         fn = self.commands.get(name)
         if fn is None and name.rsplit("/", 1)[0] in ("/bin", "/usr/bin", "/usr/local/bin"):
             fn = self.commands.get(name.rsplit("/", 1)[1])
-        if fn is not None:
-            return fn(ctx, argv[1:])
-        if "/" in name:
-            return run_path(ctx, name, argv[1:])
+        fs = self.state.fs
+        creator = fs.creator
+        if root:
+            fs.creator = "root"  # what a command run by sudo creates is root's
+        try:
+            if fn is not None:
+                return fn(ctx, argv[1:])
+            if "/" in name:
+                return run_path(ctx, name, argv[1:])
+            installed = ctx.find_program(name)  # a program a package installed on $PATH
+            if installed is not None:
+                return run_path(ctx, installed, argv[1:])
+        finally:
+            fs.creator = creator
         io.err.append(f"bash: {name}: command not found\n")
         return 127
 
