@@ -36,7 +36,9 @@ def test_scripted_scores_one_at_the_default_budget(hosted, task, capsys):
     assert summary["success_rate"] == 1.0, summary
 
 
-@pytest.mark.parametrize(("task", "route"), sorted(SOLVERS), ids=[f"{t}-{r}" for t, r in SOLVERS])
+@pytest.mark.parametrize(
+    ("task", "route"), sorted(SOLVERS), ids=[f"{t}-{r}" for t, r in sorted(SOLVERS)]
+)
 def test_declared_steps_are_what_an_episode_takes(hosted, task, route):
     """``Solver.steps`` is what the route picking trusts: it must be the true count."""
     solver = get_solver(task, route=route)

@@ -101,9 +101,9 @@ def routes(task_id: str) -> tuple[str, ...]:
 
 
 def get_solver(task_id: str, route: str | None = None, max_steps: int | None = None) -> Solver:
-    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``, ``"answer"``; None: the
-    first available whose episode fits ``max_steps``, GUI before terminal, else the
-    shortest). Raises KeyError when there is none.
+    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``,
+    ``"answer"``; None: the first available whose episode fits ``max_steps``, GUI before
+    terminal, else the shortest). Raises KeyError when there is none.
 
     >>> get_solver("23393935").route, get_solver("23393935", max_steps=15).route
     ('gui', 'terminal')

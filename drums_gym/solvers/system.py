@@ -48,6 +48,7 @@ def sudo(line: str) -> list[Step]:
 
 class InstallSpotifyTerminal(TerminalSolver):
     task_id = "94d95f96-9699-4208-98ba-3c3119edf9c2"
+    steps = 4
 
     def plan(self) -> Iterable[Step]:
         return sudo("snap install spotify")
@@ -55,6 +56,7 @@ class InstallSpotifyTerminal(TerminalSolver):
 
 class BlankScreenTerminal(TerminalSolver):
     task_id = "bedcedc4-4d72-425e-ad62-21960b11fe0d"
+    steps = 3
     COMMANDS = ("gsettings set org.gnome.desktop.session idle-delay 0",)
 
 
@@ -62,22 +64,26 @@ class RemoveFavoriteTerminal(TerminalSolver):
     """OSWorld's checker expects thunderbird and google-chrome to stay (vim goes)."""
 
     task_id = "ec4e3f68-9ea4-4c18-a5c9-69f89d1178b3"
+    steps = 3
     COMMANDS = ("gsettings set org.gnome.shell favorite-apps "
                 "\"['thunderbird.desktop', 'google-chrome.desktop']\"",)
 
 
 class DoNotDisturbTerminal(TerminalSolver):
     task_id = "f9be0997-4b7c-45c5-b05c-4612b44a6118"
+    steps = 3
     COMMANDS = ("gsettings set org.gnome.desktop.notifications show-banners false",)
 
 
 class MaxVolumeTerminal(TerminalSolver):
     task_id = "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2"
+    steps = 3
     COMMANDS = ("pactl set-sink-volume @DEFAULT_SINK@ 100%",)
 
 
 class UtcTimezoneTerminal(TerminalSolver):
     task_id = "b6781586-6346-41cd-935a-a6b1487918fc"
+    steps = 4
 
     def plan(self) -> Iterable[Step]:
         return sudo("timedatectl set-timezone Etc/UTC")
@@ -85,11 +91,13 @@ class UtcTimezoneTerminal(TerminalSolver):
 
 class EnlargeTextTerminal(TerminalSolver):
     task_id = "3ce045a0-877b-42aa-8d2c-b4a863336ab8"
+    steps = 3
     COMMANDS = ("gsettings set org.gnome.desktop.interface text-scaling-factor 1.25",)
 
 
 class LockScreenTerminal(TerminalSolver):
     task_id = "a4d98375-215b-4a4d-aee9-3d4370fccc41"
+    steps = 3
     COMMANDS = ("gsettings set org.gnome.desktop.screensaver lock-enabled true",)
 
 
@@ -97,6 +105,7 @@ class TerminalSizeTerminal(TerminalSolver):
     """The default profile's size, which every new terminal opens at."""
 
     task_id = "13584542-872b-42d8-b299-866967b5c3ef"
+    steps = 3
     COMMANDS = (f"gsettings set {_PROFILE} default-size-columns 132 && "
                 f"gsettings set {_PROFILE} default-size-rows 43",)
 
@@ -105,6 +114,7 @@ class SshUserTerminal(TerminalSolver):
     """A user ``charles`` whose home (and only folder) is /home/test1, with the password."""
 
     task_id = "5812b315-e7bd-4265-b51f-863c02174c28"
+    steps = 5
 
     def plan(self) -> Iterable[Step]:
         return [*sudo("useradd -m -d /home/test1 -s /bin/bash charles"),
@@ -114,6 +124,8 @@ class SshUserTerminal(TerminalSolver):
 
 class Infeasible(Solver):
     """Answers ``FAIL``: the task cannot be done on this machine."""
+
+    steps = 1  # FAIL
 
     route = "answer"
     task_id: ClassVar[str] = ""

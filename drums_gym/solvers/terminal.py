@@ -95,15 +95,18 @@ class AppendBrTerminal(TerminalSolver):
 
 class CopyFailedNotebooksTerminal(TerminalSolver):
     task_id = "5c1075ca-bb34-46a3-a7a0-029bd7463e79"
+    steps = 2
     COMMANDS = ("cd ~/test_environment && mkdir -p fails && find . -name '*failed.ipynb' "
                 "-not -path './fails/*' -print0 | xargs -0 cp --parents -t fails",)
 
 
 class GzipOldFilesTerminal(TerminalSolver):
     task_id = "37887e8c-da15-4192-923c-08fa390a176d"
+    steps = 2
     COMMANDS = ("find /tmp/test_files -type f -mtime +30 -exec gzip {} \\;",)
 
 
 class CountPhpLinesTerminal(TerminalSolver):
     task_id = "4127319a-8b79-4410-b58a-7a151e15f3d7"
+    steps = 3
     COMMANDS = ("cd ~/project && find . -name '*.php' -print0 | xargs -0 cat | wc -l",)
