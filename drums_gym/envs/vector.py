@@ -14,12 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
 from ._episode import EpisodeRunner, StepOutcome
 from ._forking import Forker, check_quota
+from ._frames import FramePool, batched_frames_space
 from .desktop_env import DefaultMaxSteps, DrumsDesktopEnv, warn_left_behind
 
 __all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
@@ -93,7 +95,11 @@ class DrumsForkVectorEnv(VectorEnv):
         self.close_parent = close_parent
         self.single_observation_space = parent.observation_space
         self.single_action_space = parent.action_space
-        self.observation_space = batch_space(self.single_observation_space, n)
+        self.observation_space = (
+            batched_frames_space(self.single_observation_space, n)
+            if isinstance(self.single_observation_space, Box)
+            else batch_space(self.single_observation_space, n)
+        )
         self.action_space = batch_space(self.single_action_space, n)
         self.metadata = {**parent.metadata, "autoreset_mode": mode}
         self.render_mode = parent.render_mode
@@ -110,6 +116,7 @@ class DrumsForkVectorEnv(VectorEnv):
             pool=self._pool,
             delete_state=self._delete_state,
         )
+        self._frames = FramePool((n, parent.screen[1], parent.screen[0], 3))
         self._runners: list[EpisodeRunner | None] = [None] * n
         self._unplaced: list[Slot] = []  # forked children not yet in _runners (close deletes)
         self._needs_reset = np.zeros(n, dtype=bool)
@@ -188,15 +195,24 @@ class DrumsForkVectorEnv(VectorEnv):
             info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
             infos = self._add_info(infos, info, i)
             self._needs_reset[i] = False
+        self._hold_rows(obs)
         return obs, infos
 
     def _last_obs_batch(self) -> np.ndarray:
-        h, w = self.parent.screen[1], self.parent.screen[0]
-        obs = np.zeros((self.num_envs, h, w, 3), dtype=np.uint8)
+        obs = self._frames.acquire()
         for i, runner in enumerate(self._runners):
             if runner is not None and runner.last_obs is not None:
                 obs[i] = runner.last_obs
+            else:
+                obs[i] = 0
         return obs
+
+    def _hold_rows(self, obs: np.ndarray) -> None:
+        """Each child's last frame becomes its row of ``obs`` (same pixels), so no earlier
+        batch stays referenced here and the frame pool can hand it out again."""
+        for i, runner in enumerate(self._runners):
+            if runner is not None and runner.last_obs is not None:
+                runner.last_obs = obs[i]
 
     def step(
         self, actions: Sequence[str]
@@ -213,7 +229,7 @@ class DrumsForkVectorEnv(VectorEnv):
         terminations = np.zeros(n, dtype=bool)
         truncations = np.zeros(n, dtype=bool)
         infos: dict[str, Any] = {}
-        obs = np.empty((n, self.parent.screen[1], self.parent.screen[0], 3), dtype=np.uint8)
+        obs = self._frames.acquire()  # a batch nobody holds any more, else new memory
 
         to_reset = [i for i in range(n) if self._needs_reset[i]]
         # DISABLED autoreset: a child whose episode ended sits out (its action is ignored,
@@ -256,6 +272,7 @@ class DrumsForkVectorEnv(VectorEnv):
                 self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
             ):
                 self._needs_reset[i] = True
+        self._hold_rows(obs)
         return obs, rewards, terminations, truncations, infos
 
     def render(self) -> tuple[np.ndarray, ...] | None:
@@ -294,6 +311,7 @@ class DrumsForkVectorEnv(VectorEnv):
             errors += self._forker.release(lambda st: self._delete_state(st, deadline))
         finally:
             self._runners = [None] * self.num_envs
+            self._frames.clear()
             self._pool.shutdown(wait=True, cancel_futures=True)
             if self.close_parent:
                 errors += self.parent._close_within(deadline)
