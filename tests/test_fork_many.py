@@ -196,3 +196,66 @@ def test_make_vec_past_one_fork(make_host, monkeypatch):
     finally:
         vec.close()
     assert server.model.counts() == {"live_desktops": 0, "saved_states": 0}
+
+
+# -- observation batches: fresh to the caller, recycled only once released ------------------
+
+
+def _moves(k: int, n: int) -> list[str]:
+    return [f"pyautogui.moveTo({100 + 40 * k + 5 * i}, {100 + 30 * k})" for i in range(n)]
+
+
+def _held_batches_stay_intact(vec, steps: int = 4) -> bool:
+    """Keep every batch (whole, a row view, a memoryview) and check none changes later."""
+    vec.reset()
+    held = []
+    for k in range(steps):
+        obs = vec.step(_moves(k, 3))[0]
+        held.append((obs, obs.copy()))
+        held.append((obs[1], obs[1].copy()))
+        held.append((np.asarray(memoryview(obs)), obs.copy()))
+        del obs
+    return all(np.array_equal(array, expected) for array, expected in held)
+
+
+def test_observations_the_caller_holds_are_never_written_again(raised):
+    parent, _, _ = raised()
+    vec = parent.fork_vector(3, autoreset_mode="DISABLED")
+    try:
+        assert _held_batches_stay_intact(vec)
+        # dropped batches are recycled: a loop that keeps nothing uses two batches' memory
+        addresses = {vec.step(_moves(k, 3))[0].ctypes.data for k in range(6)}
+        assert len(addresses) <= 2
+        obs = vec.step(_moves(9, 3))[0]
+        again = vec.step(_moves(10, 3))[0]
+        assert not np.shares_memory(obs, again) and not np.array_equal(obs, again)
+    finally:
+        vec.close()
+
+
+def test_the_held_batch_check_catches_a_pool_that_ignores_references(raised, monkeypatch):
+    """A planted break: a pool that reuses batches still referenced must be caught."""
+    from drums_gym.envs import _frames
+
+    parent, _, _ = raised()
+    monkeypatch.setattr(_frames, "_ONLY_OURS", 10**6)  # every batch looks released
+    vec = parent.fork_vector(3, autoreset_mode="DISABLED")
+    try:
+        assert not _held_batches_stay_intact(vec)
+    finally:
+        vec.close()
+
+
+def test_the_batched_observation_space_needs_no_memory_per_child(raised):
+    parent, _, _ = raised()
+    vec = parent.fork_vector(20, autoreset_mode="DISABLED")
+    try:
+        space = vec.observation_space
+        assert space == gym.vector.utils.batch_space(parent.observation_space, 20)
+        assert space.shape == (20, 480, 640, 3) and space.dtype == np.uint8
+        assert space.low.strides[0] == 0 and space.high.strides[0] == 0
+        obs, _ = vec.reset()
+        assert space.contains(obs) and not space.contains(obs[:3])
+        assert space.sample().shape == space.shape
+    finally:
+        vec.close()
