@@ -259,3 +259,12 @@ def test_the_batched_observation_space_needs_no_memory_per_child(raised):
         assert space.sample().shape == space.shape
     finally:
         vec.close()
+
+
+def test_make_vec_above_the_quota_names_it_and_leaves_nothing(make_host, monkeypatch):
+    server = make_host(RAISED)
+    monkeypatch.setenv("DRUMS_URL", server.url)
+    with pytest.raises(ValueError, match="n=40") as caught:
+        gym.make_vec("Drums/e0df059f", num_envs=40, screen=SMALL)
+    assert "DRUMS_LOCAL_LIVE_DESKTOPS" in str(caught.value)
+    assert server.model.counts() == {"live_desktops": 0, "saved_states": 0}, "parent closed"
