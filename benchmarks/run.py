@@ -4,8 +4,11 @@ Every benchmark talks to a local host started in its own process with ``drums-gy
 (so host and client do not share a GIL), and prints each figure as the median over
 repeated runs, with the ratio a target is stated in:
 
-1. concurrency: one vector step with 100 ms injected per request, for ``fork_vector(8)``,
-   Gymnasium's ``SyncVectorEnv``/``AsyncVectorEnv`` of 8 ``DrumsDesktopEnv``, and one env;
+1. concurrency: one vector step with 100 ms injected per request, as a ratio to one env's
+   step (interleaved, so both see the same machine load), for ``fork_vector(n)`` with
+   n = 1, 8, 16, 32, 64 (several branch calls past the fork limit of 8) beside Gymnasium's
+   ``AsyncVectorEnv`` of n ``DrumsDesktopEnv`` where its workers fit in memory; client and
+   host CPU per child step;
 2. observation cost: client CPU per frame against the floor (Pillow decoding the same bytes
    in a tight loop), and bytes and decode time per screenshot format;
 3. local host throughput: ``env.step``/s at 1920x1080 for one desktop and for 8 forks, and
@@ -13,7 +16,9 @@ repeated runs, with the ratio a target is stated in:
 4. memory: client resident memory growth over many steps of ``fork_vector(8)``, and the
    host's live desktops and saved states after.
 
-Run: ``python benchmarks/run.py`` (``--quick`` for a smoke run; ``--only NAME`` for one).
+Run: ``python benchmarks/run.py`` (``--quick`` for a smoke run; ``--only NAME`` for one;
+``--screen 640x480`` for the concurrency curve on smaller screens, where the host's
+per-pixel work weighs less).
 """
 
 from __future__ import annotations
@@ -95,36 +100,158 @@ def moves(k: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- 1. concurrency
-def bench_concurrency(repeats: int) -> None:
-    print("\n1. concurrency: one vector step, latency_ms=100 per request", flush=True)
-    with serve("--faults", "latency_ms=100", "--gate-delay", "0") as url:
-        env = DrumsDesktopEnv(TASK, url=url, max_steps=10_000)
+CURVE = (1, 8, 16, 32, 64)
+
+
+def child_pids() -> list[int]:
+    """This process's children (the ``drums-gym serve`` host, AsyncVectorEnv workers)."""
+    pids: list[int] = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as f:
+                pids += [int(p) for p in f.read().split()]
+        except OSError:
+            continue
+    return pids
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU seconds of ``pids`` so far (0 for one that is gone)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def pss_of(pids: list[int]) -> float:
+    """Proportional resident MB of ``pids`` together (shared pages split between sharers)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+        except (OSError, StopIteration):
+            continue
+    return total / 1024
+
+
+def mem_available_mb() -> float:
+    with open("/proc/meminfo") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("MemAvailable:")) / 1024
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f} on {os.cpu_count()} cores"
+
+
+def curve_moves(k: int, n: int) -> list[str]:
+    return [f"pyautogui.moveTo({200 + 37 * ((k + i) % 40)}, {300 + 11 * (i % 60)})"
+            for i in range(n)]
+
+
+@dataclass
+class Timed:
+    """Interleaved samples: one env's step and the vector step, under the same load."""
+
+    single: list[float]
+    vector: list[float]
+    client_cpu: float  # client CPU seconds per child step (main process and its workers)
+    host_cpu: float  # host CPU seconds per child step
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.vector) / statistics.median(self.single)
+
+
+def interleaved(single_step: Callable[[], object], vector_step: Callable[[], object], n: int,
+                repeats: int, host: list[int], workers: list[int]) -> Timed:
+    single: list[float] = []
+    vector: list[float] = []
+    client_cpu = 0.0
+    host_cpu = 0.0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        single_step()
+        single.append(time.perf_counter() - start)
+        cpu, hcpu = time.process_time() + cpu_seconds(workers), cpu_seconds(host)
+        start = time.perf_counter()
+        vector_step()
+        vector.append(time.perf_counter() - start)
+        client_cpu += time.process_time() + cpu_seconds(workers) - cpu
+        host_cpu += cpu_seconds(host) - hcpu
+    return Timed(single, vector, client_cpu / (repeats * n), host_cpu / (repeats * n))
+
+
+def bench_concurrency(repeats: int, quick: bool, screen: tuple[int, int] | None = None) -> None:
+    sizes = CURVE[:3] if quick else CURVE
+    size = f"{screen[0]}x{screen[1]}" if screen else "the task's 1920x1080"
+    print(f"\n1. concurrency: one vector step against one env's step, latency_ms=100 per "
+          f"request, fork limit {N}, screen {size} ({load()})", flush=True)
+    most = max(sizes)
+    with serve("--faults", "latency_ms=100", "--gate-delay", "0", "--live-desktops",
+               str(2 * most + 2), "--host-desktops", str(2 * most + 2), "--fork-limit",
+               str(N)) as url:
+        host = child_pids()
+        shape = {"screen": screen} if screen else {}
+        env = DrumsDesktopEnv(TASK, url=url, max_steps=10**7, **shape)
         env.reset()
-        k = iter(range(10**6))
-        single = median_time(lambda: env.step(moves(next(k))[0]), repeats)
-        record("concurrency", "single env step", single * 1000, "ms")
-        vec = env.fork_vector(N, autoreset_mode="DISABLED")
-        vec.reset()
-        vec.step(moves(0))
-        forked = median_time(lambda: vec.step(moves(next(k))), repeats)
-        vec.close()
-        env.close()
-        record("concurrency", f"fork_vector({N}) step", forked * 1000, "ms",
-               f"{forked / single:.2f}x single", "<= 1.3x single", forked / single <= 1.3)
-        results = {}
-        for mode in ("sync", "async"):
-            vec = gym.make_vec(f"Drums/{TASK}", num_envs=N, vectorization_mode=mode, url=url,
-                               max_steps=10_000)
+        k = iter(range(10**7))
+        for _ in range(3):
+            env.step(curve_moves(next(k), 1)[0])
+
+        def one() -> None:
+            env.step(curve_moves(next(k), 1)[0])
+
+        fork_ratio: dict[int, float] = {}
+        per_worker_mb = 0.0
+        for n in sizes:
+            vec = env.fork_vector(n, autoreset_mode="DISABLED")
             vec.reset()
-            vec.step(moves(0))
-            results[mode] = median_time(lambda v=vec: v.step(moves(next(k))), repeats)
+            vec.step(curve_moves(0, n))
+            t = interleaved(one, lambda v=vec, n=n: v.step(curve_moves(next(k), n)), n,
+                            repeats, host, [])
             vec.close()
-            record("concurrency", f"{mode.capitalize()}VectorEnv({N}) step",
-                   results[mode] * 1000, "ms", f"{results[mode] / single:.2f}x single")
-        record("concurrency", f"fork_vector({N}) vs AsyncVectorEnv", forked / results["async"],
-               "ratio", "", "< 1 (faster)", forked < results["async"])
-        record("concurrency", f"fork_vector({N}) vs SyncVectorEnv", forked / results["sync"],
-               "ratio", "", "< 1 (faster)", forked < results["sync"])
+            fork_ratio[n] = t.ratio
+            target, ok = {8: ("<= 1.15x one env", t.ratio <= 1.15),
+                          32: ("<= 1.5x one env", t.ratio <= 1.5)}.get(n, ("", None))
+            record("concurrency", f"fork_vector({n}) step", statistics.median(t.vector) * 1000,
+                   "ms", f"{t.ratio:.2f}x one env ({statistics.median(t.single) * 1000:.0f})",
+                   target, ok)
+            record("concurrency", f"  fork_vector({n}): client / host CPU per child step",
+                   t.client_cpu * 1000, "ms", f"host {t.host_cpu * 1000:.2f} ms")
+            if n == 1:
+                continue
+            # Gymnasium's workers are processes: n of them must fit in half the free memory
+            fits = per_worker_mb == 0.0 or n * per_worker_mb <= mem_available_mb() / 2
+            if not fits or (quick and n > N):
+                why = "--quick" if fits else (
+                    f"{n} workers x {per_worker_mb:.0f} MB > half the "
+                    f"{mem_available_mb():.0f} MB available")
+                print(f"  AsyncVectorEnv({n}) skipped: {why}", flush=True)
+                continue
+            avec = gym.make_vec(f"Drums/{TASK}", num_envs=n, vectorization_mode="async",
+                                url=url, max_steps=10**7, **shape)
+            avec.reset()
+            avec.step(curve_moves(0, n))
+            workers = [p.pid for p in getattr(avec, "processes", []) if p.pid is not None]
+            per_worker_mb = max(per_worker_mb, pss_of(workers) / max(1, len(workers)))
+            a = interleaved(one, lambda v=avec, n=n: v.step(curve_moves(next(k), n)), n,
+                            repeats, host, workers)
+            avec.close()
+            vs = fork_ratio[n] / a.ratio
+            target, ok = ("<= 0.85x", vs <= 0.85) if n == N else ("", None)
+            record("concurrency", f"AsyncVectorEnv({n}) step", statistics.median(a.vector) * 1000,
+                   "ms", f"{a.ratio:.2f}x one env; {per_worker_mb:.0f} MB/worker")
+            record("concurrency", f"  fork_vector({n}) vs AsyncVectorEnv({n})", vs, "ratio",
+                   f"client CPU {a.client_cpu * 1000:.2f} ms/child", target, ok)
+        env.close()
+    print(f"  ({load()} after)", flush=True)
 
 
 # ---------------------------------------------------------------------------- 2. observation
@@ -261,16 +388,26 @@ def bench_memory(steps: int) -> None:
                usage.saved_states == 0)
 
 
+def _screen(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--screen must be WIDTHxHEIGHT, got {text!r}") from None
+    return width, height
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
     parser.add_argument("--only", choices=["concurrency", "observation", "throughput", "memory"])
+    parser.add_argument("--screen", metavar="WxH", type=_screen,
+                        help="screen size of the concurrency curve (default: the task's)")
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
     print(f"drums-gym benchmarks on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     start = time.perf_counter()
     if args.only in (None, "concurrency"):
-        bench_concurrency(repeats)
+        bench_concurrency(repeats, args.quick, args.screen)
     if args.only in (None, "observation"):
         bench_observation(10 if args.quick else 40)
     if args.only in (None, "throughput"):

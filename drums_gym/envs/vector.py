@@ -14,11 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
-from ._episode import FORK_FAILED, EpisodeRunner, StepOutcome
+from ._episode import EpisodeRunner, StepOutcome
+from ._forking import Forker, check_quota
+from ._frames import FramePool, batched_frames_space
 from .desktop_env import DefaultMaxSteps, DrumsDesktopEnv, warn_left_behind
 
 __all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
@@ -30,10 +33,16 @@ class DrumsForkVectorEnv(VectorEnv):
     Args:
         parent: a reset `DrumsDesktopEnv`; its desktop's current state is the fork point.
             The parent is never stepped by this env.
-        n: number of children (at most the host's fork limit).
-        keep_state: keep each saved state after its children close (default: delete).
+        n: number of children, up to the room left in the workspace's live-desktop quota
+            (checked first: a clear ValueError names n and the quota). Beyond the host's
+            fork limit the children come from several branch calls on the parent, at most
+            ``fork_limit`` children each, issued concurrently.
+        keep_state: keep each saved state while this env lives, even after its children
+            are replaced (default: the host deletes it with its last child). ``close()``
+            deletes every saved state this env made either way.
         autoreset_mode: ``NEXT_STEP`` (default) replaces a finished child with a new fork
-            at the next step; ``DISABLED`` leaves it to ``reset(options={"reset_mask": m})``.
+            at the next step (the children that ended together share branch calls, while the
+            others step); ``DISABLED`` leaves it to ``reset(options={"reset_mask": m})``.
         fork_retries: extra fork attempts for children that did not come up; a child that
             still fails is flagged invalid (``fork_failed``) and the batch goes on.
         ttl: the children's lease in seconds (default: the parent env's).
@@ -76,9 +85,8 @@ class DrumsForkVectorEnv(VectorEnv):
             raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
         if parent.slot is None:
             raise RuntimeError("reset the parent env before forking it")
-        fork_limit = parent.client.host().limits.fork_limit
-        if fork_limit is not None and n > fork_limit:
-            raise ValueError(f"n must be at most the host's fork limit {fork_limit}, got {n}")
+        info = parent.client.host()
+        check_quota(info, n)  # before anything is created
         self.parent = parent
         self.num_envs = n
         self.keep_state = bool(keep_state)
@@ -87,43 +95,53 @@ class DrumsForkVectorEnv(VectorEnv):
         self.close_parent = close_parent
         self.single_observation_space = parent.observation_space
         self.single_action_space = parent.action_space
-        self.observation_space = batch_space(self.single_observation_space, n)
+        self.observation_space = (
+            batched_frames_space(self.single_observation_space, n)
+            if isinstance(self.single_observation_space, Box)
+            else batch_space(self.single_observation_space, n)
+        )
         self.action_space = batch_space(self.single_action_space, n)
         self.metadata = {**parent.metadata, "autoreset_mode": mode}
         self.render_mode = parent.render_mode
         self.spec = parent.spec
+        # one thread per child: a vector step is n requests in flight at once (a child's
+        # step is I/O-bound: two round trips, then a small delta applied to its frame)
         self._pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="drums-fork")
+        self._forker = Forker(
+            parent.slot,
+            fork_limit=info.limits.fork_limit,
+            keep_state=self.keep_state,
+            ttl=self.ttl,
+            retries=fork_retries,
+            pool=self._pool,
+            delete_state=self._delete_state,
+        )
+        self._frames = FramePool((n, parent.screen[1], parent.screen[0], 3))
         self._runners: list[EpisodeRunner | None] = [None] * n
-        self._states: set[str] = set()  # saved states we made and still own
+        self._unplaced: list[Slot] = []  # forked children not yet in _runners (close deletes)
         self._needs_reset = np.zeros(n, dtype=bool)
         self._closed = False
 
     # ------------------------------------------------------------------ forking
+    @property
+    def fork_limit(self) -> int | None:
+        """The host's children per branch call: a group is ``ceil(n / fork_limit)`` calls."""
+        return self._forker.fork_limit
+
+    @property
+    def branch_calls(self) -> int:
+        """Branch calls made so far (initial forks, autoresets and retries)."""
+        return self._forker.branch_calls
+
     def _fork(self, count: int) -> list[EpisodeRunner]:
         """``count`` runners on fresh children; failed children are retried, then flagged."""
-        parent_slot = self.parent.slot
-        assert parent_slot is not None
-        slots: list[Slot] = []
-        reason = FORK_FAILED
-        for _attempt in range(self.fork_retries + 1):
-            missing = count - len(slots)
-            if missing == 0:
-                break
-            try:
-                group = parent_slot.fork(
-                    missing, keep_state=self.keep_state, strict=False, ttl=self.ttl
-                )
-            except DrumsError as exc:
-                reason = f"{FORK_FAILED}:{getattr(exc, 'code', type(exc).__name__)}"
-                continue
-            if self.keep_state and group.state:
-                self._states.add(group.state)
-            slots.extend(group)
-            if len(group) == 0 and not self.keep_state and group.state:
-                self._delete_state(group.state)  # no child will ever delete it
-        runners = [self.parent.episode_runner(s) for s in slots]
-        runners += [self.parent.episode_runner(None, reason) for _ in range(count - len(slots))]
-        return runners
+        entries = self._forker.fork(count)
+        self._unplaced = [e for e in entries if isinstance(e, Slot)]
+        return [
+            self.parent.episode_runner(e) if isinstance(e, Slot)
+            else self.parent.episode_runner(None, e)
+            for e in entries
+        ]
 
     def _delete_state(self, state: str, deadline: float | None = None) -> DrumsError | None:
         """Delete a saved state we own; answer the failure (its idle lease bounds it)."""
@@ -132,16 +150,17 @@ class DrumsForkVectorEnv(VectorEnv):
             self.parent.client.delete_state(state, timeout=left)
         except DrumsError as exc:
             return exc
-        self._states.discard(state)
         return None
 
     def _replace(self, indices: Sequence[int]) -> list[tuple[np.ndarray, dict[str, Any]]]:
-        """Delete the children at ``indices``, fork new ones, start their episodes."""
+        """Delete the children at ``indices``, fork new ones (in as few branch calls as the
+        fork limit allows), start their episodes."""
         old = [self._runners[i] for i in indices]
         self._map(lambda r: _delete(r.slot) if r is not None else None, old)
         fresh = self._fork(len(indices))
         for i, runner in zip(indices, fresh, strict=True):
             self._runners[i] = runner
+        self._unplaced = []
         return self._map(lambda r: r.start(new_episode=False), fresh)
 
     def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
@@ -176,15 +195,24 @@ class DrumsForkVectorEnv(VectorEnv):
             info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
             infos = self._add_info(infos, info, i)
             self._needs_reset[i] = False
+        self._hold_rows(obs)
         return obs, infos
 
     def _last_obs_batch(self) -> np.ndarray:
-        h, w = self.parent.screen[1], self.parent.screen[0]
-        obs = np.zeros((self.num_envs, h, w, 3), dtype=np.uint8)
+        obs = self._frames.acquire()
         for i, runner in enumerate(self._runners):
             if runner is not None and runner.last_obs is not None:
                 obs[i] = runner.last_obs
+            else:
+                obs[i] = 0
         return obs
+
+    def _hold_rows(self, obs: np.ndarray) -> None:
+        """Each child's last frame becomes its row of ``obs`` (same pixels), so no earlier
+        batch stays referenced here and the frame pool can hand it out again."""
+        for i, runner in enumerate(self._runners):
+            if runner is not None and runner.last_obs is not None:
+                runner.last_obs = obs[i]
 
     def step(
         self, actions: Sequence[str]
@@ -201,7 +229,7 @@ class DrumsForkVectorEnv(VectorEnv):
         terminations = np.zeros(n, dtype=bool)
         truncations = np.zeros(n, dtype=bool)
         infos: dict[str, Any] = {}
-        obs = np.empty((n, self.parent.screen[1], self.parent.screen[0], 3), dtype=np.uint8)
+        obs = self._frames.acquire()  # a batch nobody holds any more, else new memory
 
         to_reset = [i for i in range(n) if self._needs_reset[i]]
         # DISABLED autoreset: a child whose episode ended sits out (its action is ignored,
@@ -221,13 +249,18 @@ class DrumsForkVectorEnv(VectorEnv):
             assert runner is not None
             return runner.step(actions[i], out=obs[i])  # the frame lands in the batch
 
-        results = self._map(run, to_step)
-        if to_reset:  # NEXT_STEP autoreset: new forks from the fork point
-            for i, (frame, info) in zip(to_reset, self._replace(to_reset), strict=True):
-                obs[i] = frame
-                info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
-                infos = self._add_info(infos, info, i)
-                self._needs_reset[i] = False
+        if to_reset:  # NEXT_STEP autoreset, while the others step: new forks, in batches
+            pending = [self._pool.submit(run, i) for i in to_step]
+            try:
+                for i, (frame, info) in zip(to_reset, self._replace(to_reset), strict=True):
+                    obs[i] = frame
+                    info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
+                    infos = self._add_info(infos, info, i)
+                    self._needs_reset[i] = False
+            finally:
+                results = [f.result() for f in pending]
+        else:
+            results = self._map(run, to_step)
         for i, outcome in zip(to_step, results, strict=True):
             if not np.may_share_memory(outcome.obs, obs[i]):
                 obs[i] = outcome.obs  # a frame that did not come from the host (an ended child)
@@ -239,6 +272,7 @@ class DrumsForkVectorEnv(VectorEnv):
                 self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
             ):
                 self._needs_reset[i] = True
+        self._hold_rows(obs)
         return obs, rewards, terminations, truncations, infos
 
     def render(self) -> tuple[np.ndarray, ...] | None:
@@ -270,12 +304,14 @@ class DrumsForkVectorEnv(VectorEnv):
                     self._runners,
                 )
                 errors += [e for e in results if e is not None]
-                for state in list(self._states) if not self.keep_state else []:
-                    error = self._delete_state(state, deadline)
-                    if error is not None:
-                        errors.append(error)
+                errors += [
+                    e for e in self._map(lambda s: _delete(s, deadline), self._unplaced) if e
+                ]
+            # kept states too (keep_state keeps them while the group lives, not after)
+            errors += self._forker.release(lambda st: self._delete_state(st, deadline))
         finally:
             self._runners = [None] * self.num_envs
+            self._frames.clear()
             self._pool.shutdown(wait=True, cancel_futures=True)
             if self.close_parent:
                 errors += self.parent._close_within(deadline)
