@@ -16,7 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "drums_gym"
 INTEGRATIONS = PACKAGE / "integrations"
 #: what drums_gym.integrations may import from drums_gym (beside itself)
 ALLOWED = ("drums_gym.envs", "drums_gym.wrappers", "drums_gym.client", "drums_gym.actions",
-           "drums_gym.grpo", "drums_gym.evaluation", "drums_gym.rollouts")
+           "drums_gym.grpo", "drums_gym.evaluation", "drums_gym.rollouts",
+           "drums_gym.outcomes", "drums_gym._loop", "drums_gym.accessibility",
+           "drums_gym.registration")
 #: the stacks' libraries: only their own integration module may import them
 LIBRARIES = {"trl": "trl", "transformers": "trl", "datasets": "trl", "torch": None,
              "verifiers": "verifiers", "stable_baselines3": "sb3"}
