@@ -47,7 +47,8 @@ def fresh(short: str, seed: int = 0) -> tuple[Task, Desktop]:
 
 
 def test_catalog_mirrors_osworld_ids_and_instructions() -> None:
-    assert dict((t.id, t.instruction) for t in CATALOG.values()) == OSWORLD
+    # the rest of the os split is pinned in test_os_split.py
+    assert OSWORLD.items() <= dict((t.id, t.instruction) for t in CATALOG.values()).items()
     assert next(iter(CATALOG)) == "e0df059f-28a6-4169-924f-b9623e7184cc"
     for task in CATALOG.values():
         assert task.domain == "os" and task.screen == (1920, 1080)

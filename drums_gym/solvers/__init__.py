@@ -42,6 +42,18 @@ from .gui import (
     RenameFolderGui,
     RestorePosterGui,
 )
+from .system import (
+    BlankScreenTerminal,
+    DoNotDisturbTerminal,
+    EnlargeTextTerminal,
+    InstallSpotifyTerminal,
+    LockScreenTerminal,
+    MaxVolumeTerminal,
+    RemoveFavoriteTerminal,
+    TerminalSizeTerminal,
+    UtcTimezoneTerminal,
+    infeasible_solvers,
+)
 from .terminal import (
     AppendBrTerminal,
     ChmodTerminal,
@@ -54,12 +66,16 @@ from .terminal import (
 
 __all__ = ["ROUTES", "SOLVERS", "Solver", "a11y", "get_solver", "routes"]
 
-ROUTES: tuple[str, ...] = ("gui", "terminal")
+#: ``answer``: the solver only answers (``FAIL`` for an infeasible task).
+ROUTES: tuple[str, ...] = ("gui", "terminal", "answer")
 
 _ALL: tuple[type[Solver], ...] = (
     RenameFolderGui, MoveTodoGui, RestorePosterGui, CopyFileToDirsGui, CopyJpgsGui, ChmodGui,
     RenameFolderTerminal, MoveTodoTerminal, RestorePosterTerminal, CopyFileToDirsTerminal,
     CopyJpgsTerminal, ChmodTerminal, AppendBrTerminal,
+    InstallSpotifyTerminal, BlankScreenTerminal, RemoveFavoriteTerminal, DoNotDisturbTerminal,
+    MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
+    TerminalSizeTerminal, *infeasible_solvers(),
 )
 
 #: Solver classes by ``(short task id, route)``.
@@ -80,8 +96,8 @@ def routes(task_id: str) -> tuple[str, ...]:
 
 
 def get_solver(task_id: str, route: str | None = None) -> Solver:
-    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``; None: the
-    first available, GUI before terminal). Raises KeyError when there is none."""
+    """A fresh solver for ``task_id`` by ``route`` (``"gui"``, ``"terminal"``, ``"answer"``;
+    None: the first available, GUI before terminal). Raises KeyError when there is none."""
     if route is not None and route not in ROUTES:
         raise ValueError(f"route must be one of {ROUTES} or None, got {route!r}")
     short = _short(task_id)

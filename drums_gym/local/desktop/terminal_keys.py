@@ -28,7 +28,8 @@ def submit(t: TerminalWindow, host: Desktop) -> None:
     t.screen.write(t.session.prompt())
     t.screen.write((line if echo else "") + "\n")
     t.input, t.cursor, t.scroll, t.history_pos, t.saved_input = "", 0, 0, None, ""
-    cols, _ = t.grid()
+    cols, rows = t.grid()
+    t.session.state.rows = rows
     try:
         reply = t.session.submit(line, cols)
     except BudgetExceeded as exc:

@@ -9,14 +9,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .fs import HOME
+from .fs import HOME, FileSystem
 from .keys import normalize_key
+from .settings_store import SettingsStore
 from .terminal import TerminalWindow
 
 if TYPE_CHECKING:
     from .desktop import Desktop
 
-__all__ = ["TerminalLauncher"]
+__all__ = ["TerminalLauncher", "profile_size"]
+
+_PROFILE = "org.gnome.Terminal.Legacy.Profile"
+
+
+def profile_size(fs: FileSystem) -> tuple[int, int]:
+    """(columns, rows) a new terminal opens at: the default profile's setting."""
+    store = SettingsStore(fs)
+    cols, rows = (store.get(_PROFILE, k) for k in ("default-size-columns", "default-size-rows"))
+    return (cols if isinstance(cols, int) else 80), (rows if isinstance(rows, int) else 24)
 
 
 class TerminalLauncher:
@@ -26,10 +36,11 @@ class TerminalLauncher:
         self.desk = desk
 
     def open(self, cwd: str = HOME) -> TerminalWindow:
-        """Open a new 80x24 Terminal window in ``cwd`` (focused, on top)."""
+        """Open a new Terminal window in ``cwd`` (focused, on top), at the default
+        profile's size (80x24 unless ``default-size-columns``/``-rows`` were changed)."""
         desk = self.desk
         x0, y0, x1, y1 = desk.work_area()
-        w, h = TerminalWindow.default_size()
+        w, h = TerminalWindow.default_size(*profile_size(desk.fs))
         w, h = min(w, x1 - x0 - 20), min(h, y1 - y0 - 20)
         k = len(desk.windows) % 6
         x = max(x0, x0 + (x1 - x0 - w) // 2 + 32 * k - 80)

@@ -16,7 +16,7 @@ imported) or `build_catalog`. A file the simulator cannot run is refused with a
 >>> task.check(desktop)
 1.0
 >>> sorted(t.short_id for t in CATALOG.values())[:3]
-['23393935', '4d117223', '5ced85fc']
+['13584542', '23393935', '28cc3b7e']
 """
 
 from __future__ import annotations
@@ -57,6 +57,21 @@ BUNDLED: tuple[str, ...] = (
     "23393935-50c7-4a86-aeea-2b78fd089c5c",
     "4d117223-a354-47fb-8b45-62ab1390a95f",
     "5ced85fc-fa1a-4217-95fd-0fb530545ce2",
+    # the rest of the os split (test_all.json order)
+    "94d95f96-9699-4208-98ba-3c3119edf9c2",
+    "bedcedc4-4d72-425e-ad62-21960b11fe0d",
+    "ec4e3f68-9ea4-4c18-a5c9-69f89d1178b3",
+    "a462a795-fdc7-4b23-b689-e8b6df786b78",
+    "f9be0997-4b7c-45c5-b05c-4612b44a6118",
+    "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2",
+    "b6781586-6346-41cd-935a-a6b1487918fc",
+    "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa",
+    "3ce045a0-877b-42aa-8d2c-b4a863336ab8",
+    "fe41f596-a71b-4c2f-9b2f-9dcd40b568c3",
+    "a4d98375-215b-4a4d-aee9-3d4370fccc41",
+    "13584542-872b-42d8-b299-866967b5c3ef",
+    "c288e301-e626-4b98-a1ab-159dcb162af5",
+    "4783cc41-c03c-4e1b-89b4-50658f642bd5",
 )
 
 

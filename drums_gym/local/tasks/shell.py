@@ -150,8 +150,8 @@ def missing_commands(command: str) -> list[str]:
     """The commands of the line ``command`` that neither the simulated bash nor `BRIDGED`
     has (in order, once each); paths such as ``./setup.sh`` are scripts, never missing.
 
-    >>> missing_commands("dpkg -l | grep mahjongg; echo $(lsb_release -a) && sudo -S apt install x")
-    ['dpkg', 'lsb_release', 'apt']
+    >>> missing_commands("dpkg -l | grep mahjongg; echo $(lsb_release -a) && sudo -S apt-mark x")
+    ['dpkg', 'lsb_release', 'apt-mark']
     """
     out: list[str] = []
     for name in _seq_commands(command):

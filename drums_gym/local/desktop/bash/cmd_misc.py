@@ -150,6 +150,18 @@ def sleep(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+def _on_path(ctx: Ctx, name: str) -> str | None:
+    """The first executable file ``name`` in ``$PATH``'s folders (installed programs)."""
+    if not name or "/" in name:
+        return None
+    for folder in ctx.var("PATH").split(":"):
+        charge()
+        path = f"{folder.rstrip('/')}/{name}"
+        if folder.startswith("/") and ctx.fs.is_file(path) and ctx.mode(path) & 0o111:
+            return path
+    return None
+
+
 def _type_or_which(ctx: Ctx, args: list[str], which: bool) -> int:
     status = 0
     for name in args:
@@ -158,6 +170,8 @@ def _type_or_which(ctx: Ctx, args: list[str], which: bool) -> int:
             ctx.out(f"{name} is a shell builtin\n")
         elif found is not None and (found.program if which else not found.builtin):
             ctx.out(f"/usr/bin/{name}\n" if which else f"{name} is /usr/bin/{name}\n")
+        elif (on_path := _on_path(ctx, name)) is not None:
+            ctx.out(f"{on_path}\n" if which else f"{name} is {on_path}\n")
         elif not which:
             ctx.err(f"bash: type: {name}: not found")
             status = 1

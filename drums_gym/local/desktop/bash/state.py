@@ -41,6 +41,7 @@ class ShellState:
     sudo_until: float = -1.0  # simulated time until which sudo needs no password
     positional: list[str] = field(default_factory=list)
     columns: int = 80
+    rows: int = 24  # the terminal's, as ``stty size`` reports them
 
     def set_cwd(self, path: str) -> None:
         old = self.cwd
