@@ -64,7 +64,8 @@ ROLES: dict[str, str] = {
 def tree(desk: Desktop) -> dict[str, Any]:
     """Build the tree for ``desk`` (call through `Desktop.accessibility`)."""
     root = node("desktop-frame", "Desktop", (0, 0, desk.width, desk.height))
-    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text()))
+    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text(),
+                                                      desk.dock.apps()))
     icons = node("layered-pane", "Desktop Icons", (0, 0, desk.width, desk.height),
                  ["enabled", "showing", "visible"] + (["focused"] if desk.desktop_focused else []))
     for name in desk.grid.ordered():
@@ -80,6 +81,8 @@ def tree(desk: Desktop) -> dict[str, Any]:
     for w in desk.windows:
         if not w.minimized:
             root["children"].append(w.accessibility(desk, w is active))
+    if desk.activities.is_open:
+        root["children"].append(desk.activities.accessibility())
     if desk.rename is not None:
         root["children"].append(desk.rename.accessibility())
     if desk.menu is not None:
