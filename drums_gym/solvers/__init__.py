@@ -42,6 +42,15 @@ from .gui import (
     RenameFolderGui,
     RestorePosterGui,
 )
+from .settings_gui import (
+    BlankScreenGui,
+    DoNotDisturbGui,
+    EnlargeTextGui,
+    LockScreenGui,
+    MaxVolumeGui,
+    RemoveFavoriteGui,
+    UtcTimezoneGui,
+)
 from .system import (
     BlankScreenTerminal,
     DoNotDisturbTerminal,
@@ -76,6 +85,8 @@ _ALL: tuple[type[Solver], ...] = (
     InstallSpotifyTerminal, BlankScreenTerminal, RemoveFavoriteTerminal, DoNotDisturbTerminal,
     MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
     TerminalSizeTerminal, *infeasible_solvers(),
+    BlankScreenGui, DoNotDisturbGui, LockScreenGui, EnlargeTextGui, UtcTimezoneGui,
+    MaxVolumeGui, RemoveFavoriteGui,
 )
 
 #: Solver classes by ``(short task id, route)``.

@@ -252,8 +252,9 @@ class SettingsWindow(Window):
         for i, (row, box) in enumerate(self.layout(host)):
             if _inside(box, x, y) and self.row_visible(box):
                 self._press_row(host, row, box, x)
-                focus = self.focusable(host)
-                self.focus = focus.index(row) if row in focus else None
+                names = [(r.kind, r.label) for r in self.focusable(host)]
+                here = (row.kind, row.label)
+                self.focus = names.index(here) if here in names else None
                 return
             charge(i)
 

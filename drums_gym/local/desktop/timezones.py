@@ -29,7 +29,8 @@ class Location:
 
 
 LOCATIONS: tuple[Location, ...] = (
-    Location("Coordinated Universal Time (UTC)", "UTC", "Etc/UTC", 0, "UTC"),
+    Location("Coordinated Universal Time (UTC)", "Coordinated Universal Time", "Etc/UTC", 0,
+             "UTC"),
     Location("London, United Kingdom", "London, United Kingdom", "Europe/London", 0, "GMT"),
     Location("Berlin, Germany", "Berlin, Germany", "Europe/Berlin", 1, "CET"),
     Location("Paris, France", "Paris, France", "Europe/Paris", 1, "CET"),
