@@ -375,7 +375,8 @@ class SettingsWindow(Window):
                 self.show(found[0])
             return True
         if self.section is None and not mods.ctrl and not mods.alt and (
-                (len(key) == 1 and key.isprintable() and key != " ")
+                (len(key) == 1 and key.isprintable()
+                 and (key != " " or (self.search is not None and self.search.text)))
                 or (self.search is not None and key in ("backspace", "delete", "left",
                                                         "right", "home", "end"))):
             if self.search is None:
