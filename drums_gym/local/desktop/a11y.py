@@ -38,7 +38,7 @@ __all__ = ["NAMESPACES", "ROLES", "to_xml", "tree"]
 #: The roles the simulator's trees use, and what carries each.
 ROLES: dict[str, str] = {
     "desktop-frame": "the root: the whole screen",
-    "panel": "the top bar",
+    "panel": "the top bar; the Activities overview",
     "tool-bar": "the dock; a Files window's location (path) bar",
     "push-button": "buttons: dock launchers, window controls, path-bar crumbs, Back, Restore…",
     "label": "static text: the clock, popover titles and messages",
@@ -58,6 +58,9 @@ ROLES: dict[str, str] = {
     "combo-box": "a drop-down (Properties: Owner/Group/Others Access; text: the value)",
     "check-box": "a check box (Properties: Allow executing file as program)",
     "terminal": "the text area of a Terminal window (its text is the screen's text)",
+    "toggle-button": "a switch of Settings (checked when on)",
+    "slider": "a slider of Settings (Output Volume; value, minimum, maximum)",
+    "scroll-pane": "the panel Settings shows (its name is the panel's)",
 }
 
 

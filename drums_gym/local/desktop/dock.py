@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..budget import charge
 from .popups import SEPARATOR, Menu, MenuItem
 from .settings_store import SettingsStore
-from .theme import TOP_BAR_H
+from .theme import DOCK_W, TOP_BAR_H
 from .topbar_dock import ICON, KNOWN_APPS, STEP, TRASH, DockApp
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class Dock:
                      else MenuItem("Add to Favorites", f"dock-fav:{app.desktop_id}"),
                      MenuItem("Show Details", "dock-details"),
                      *((SEPARATOR, MenuItem("Quit", f"dock-quit:{app.key}")) if running else ()))
-        desk.menu = Menu.at(items, (point[0], point[1] - 20), (desk.width, desk.height),
+        desk.menu = Menu.at(items, (DOCK_W + 8, point[1] - 20), (desk.width, desk.height),
                             name=app.label)
         desk.menu_targets = ()
 
