@@ -124,3 +124,12 @@ def test_gui_route_removes_vim_and_scores_one(hosted) -> None:
 def test_removing_another_favourite_scores_zero(hosted, app) -> None:
     wrong = type("WrongRemove", (RemoveFavoriteGui,), {"APP": app})()
     assert run(wrong) == 0.0
+
+
+def test_dock_and_activities_are_components_of_their_desktop() -> None:
+    desk = Desktop()
+    twin = desk.clone()
+    assert desk.dock.desk is desk and desk.activities.desk is desk
+    assert twin.dock.desk is twin and twin.activities.desk is twin
+    run_command(twin, "gsettings set org.gnome.shell favorite-apps \"['vim.desktop']\"")
+    assert dock(twin)[0] == "Vim" and dock(desk)[0] == "Firefox Web Browser"

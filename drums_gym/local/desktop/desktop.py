@@ -56,7 +56,9 @@ class Desktop:
     components, each holding a reference to it, do the rest: ``mouse`` and ``keyboard``
     route input, ``dnd`` drags files, ``menus`` the context menus, ``rename_flow`` the
     rename popover, ``icon_actions`` the operations on desktop files, ``terminals`` opens
-    Terminal windows. The desktop's methods of the same names call them.
+    Terminal windows, ``dock`` the dock's launchers (the ``favorite-apps`` setting) and
+    menu, ``activities`` the Activities overview's search. The desktop's methods of the
+    same names call them.
 
     Per-event work does not grow with the number of files: what the desktop derives from
     the filesystem (icon slots, Files listings, the frame key's icons) is recomputed only

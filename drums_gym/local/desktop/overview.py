@@ -203,15 +203,16 @@ class Activities:
                                      [*_SHOWN, "editable", "focusable", "focused",
                                       "single-line"], text=self.field.text,
                                      caret=self.field.cursor, selection=[a, b]))
-        panels = None
-        for result, box in self.layout():
+        laid = self.layout()
+        for result, box in laid:
             if result.kind == "app":
                 root["children"].append(node("push-button", result.label, box,
                                              [*_SHOWN, "focusable"]))
-                continue
-            if panels is None:
-                panels = node("list", "Settings", box, _SHOWN)
-                root["children"].append(panels)
-            panels["children"].append(node("list-item", result.label, box,
-                                           [*_SHOWN, "selectable"]))
+        boxes = [box for result, box in laid if result.kind == "panel"]
+        if boxes:
+            panels = node("list", "Settings", (boxes[0][0], boxes[0][1], boxes[-1][2],
+                                               boxes[-1][3]), _SHOWN)
+            panels["children"] = [node("list-item", r.label, box, [*_SHOWN, "selectable"])
+                                  for r, box in laid if r.kind == "panel"]
+            root["children"].append(panels)
         return root
