@@ -130,6 +130,20 @@ def test_keyboard_search_tab_and_space() -> None:
     assert sh(desk, "gsettings get org.gnome.desktop.notifications show-banners") == "false\n"
 
 
+def test_a_drop_down_is_chosen_with_the_keyboard_alone() -> None:
+    desk = opened("Power")
+    act(desk, "pyautogui.press('tab')\npyautogui.press('tab')\npyautogui.press('enter')")
+    menu = a11y.find(desk.accessibility(), "menu", "Screen Blank")
+    assert menu and desk.hovered_menu_item() == 5  # the current choice, 5 minutes
+    act(desk, "pyautogui.press('up', presses=5)")
+    assert desk.hovered_menu_item() == 0
+    act(desk, "pyautogui.press('enter')")
+    assert desk.menu is None
+    assert sh(desk, "gsettings get org.gnome.desktop.session idle-delay") == "uint32 0\n"
+    act(desk, "pyautogui.press('enter')\npyautogui.press('down')\npyautogui.press('enter')")
+    assert sh(desk, "gsettings get org.gnome.desktop.session idle-delay") == "uint32 60\n"
+
+
 def test_volume_slider_click_drag_and_keys_set_what_pactl_reports() -> None:
     desk = opened("Sound")
     slider = ctl(desk, "slider", "Output Volume")
@@ -252,3 +266,15 @@ WRONG = [
 def test_wrong_gui_changes_score_zero(hosted, task, policy):
     reward, info, _ = run(task, policy)
     assert info["valid"] and reward == 0.0
+
+
+def test_readme_screenshots_of_settings_and_the_dock_menu_exist() -> None:
+    from pathlib import Path
+
+    from PIL import Image
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for name in ("settings.png", "dock-menu.png"):
+        with Image.open(docs / name, formats=["PNG"]) as image:
+            assert image.size == (1920, 1080)
+        assert f"docs/{name}" in (docs.parent / "README.md").read_text()

@@ -30,7 +30,11 @@ class DesktopMenus:
     def hovered_item(self) -> int | None:
         """The enabled menu item under the pointer (highlighted, and what Enter runs)."""
         desk = self.desk
-        return None if desk.menu is None else desk.menu.item_at(*desk.pointer)
+        if desk.menu is None:
+            return None
+        if desk.menu.focus is not None:
+            return desk.menu.focus
+        return desk.menu.item_at(*desk.pointer)
 
     def open_icon_menu(self, point: tuple[int, int]) -> None:
         """The menu of the selected desktop icons, at ``point``."""

@@ -66,7 +66,9 @@ class Keyboard:
         desk = self.desk
         if key == "escape":
             desk.menu = None
-        elif key == "enter" and desk.menu is not None:
+        elif key in ("up", "down") and desk.menu is not None:
+            desk.menu.focus = desk.menu.step(desk.hovered_menu_item(), 1 if key == "down" else -1)
+        elif key in ("enter", " ") and desk.menu is not None:
             hover = desk.hovered_menu_item()
             if hover is not None:
                 desk.run_menu_action(desk.menu.items[hover].action)

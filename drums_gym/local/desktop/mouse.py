@@ -36,7 +36,10 @@ class Mouse:
     def move(self, x: int, y: int) -> None:
         """The pointer moves to ``(x, y)`` (clamped to the screen)."""
         desk = self.desk
+        old = desk.pointer
         desk.pointer = (max(0, min(desk.width - 1, x)), max(0, min(desk.height - 1, y)))
+        if desk.menu is not None and desk.pointer != old and desk.menu.contains(*desk.pointer):
+            desk.menu.focus = None  # the pointer takes over from the arrow keys
         if self.window_drag is not None:
             w, dx, dy = self.window_drag
             px, py = desk.pointer

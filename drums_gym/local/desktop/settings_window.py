@@ -324,6 +324,8 @@ class SettingsWindow(Window):
         items = tuple(MenuItem(c, f"set:{row.key}:{c}") for c in row.choices)
         host.menu = Menu.at(items, (cx0, cy1 + 2), (host.width, host.height), owner=self,
                             name=row.label)
+        if row.value in row.choices:  # the current choice is highlighted, as GTK does
+            host.menu.focus = row.choices.index(str(row.value))
         host.menu_targets = ()
 
     def activate_link(self, host: Desktop, row: Row) -> None:
