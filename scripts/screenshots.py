@@ -1,4 +1,5 @@
-"""Take the README's screenshots from the simulator itself: desktop, Files, Terminal.
+"""Take the README's screenshots from the simulator itself: desktop, Files, Terminal,
+Settings, the dock's menu.
 
 Every frame is a task's starting desktop driven by pyautogui strings (parsed and expanded
 as the local host does), with positions read from the accessibility tree.
@@ -70,12 +71,35 @@ def main(out: Path) -> list[Path]:
     act(desk, "pyautogui.write('ls dir1 dir2 dir3\\n')")
     shots.append((desk, "terminal.png"))
 
+    desk = desktop_of("bedcedc4")  # Settings → Power, the Screen Blank drop-down open
+    act(desk, f"pyautogui.click({center(desk.accessibility(), 'System')})")
+    system_menu = _named(desk.accessibility(), "menu", "System Menu")
+    act(desk, f"pyautogui.click({center(system_menu, 'Settings')})")
+    act(desk, f"pyautogui.click({center(desk.accessibility(), 'Power')})")
+    act(desk, f"pyautogui.click({center(desk.accessibility(), 'Screen Blank')})")
+    tree = desk.accessibility()
+    act(desk, f"pyautogui.moveTo({center(_named(tree, 'menu', 'Screen Blank'), 'Never')})")
+    shots.append((desk, "settings.png"))
+
+    desk = desktop_of("ec4e3f68")  # the dock's right-click menu on a favourite
+    act(desk, f"pyautogui.rightClick({center(desk.accessibility(), 'Vim')})")
+    tree = desk.accessibility()
+    act(desk, f"pyautogui.moveTo({center(_named(tree, 'menu', 'Vim'), 'Remove from Favorites')})")
+    shots.append((desk, "dock-menu.png"))
+
     written = []
     for desk, name in shots:
         path = out / name
         desk.render().save(path, optimize=True)
         written.append(path)
     return written
+
+
+def _named(tree: dict, role: str, name: str) -> dict:
+    for n in _walk(tree):
+        if n.get("role") == role and n.get("name") == name:
+            return n
+    raise LookupError(f"no {role} named {name!r} on screen")
 
 
 def _walk(tree: dict):

@@ -42,6 +42,15 @@ from .gui import (
     RenameFolderGui,
     RestorePosterGui,
 )
+from .settings_gui import (
+    BlankScreenGui,
+    DoNotDisturbGui,
+    EnlargeTextGui,
+    LockScreenGui,
+    MaxVolumeGui,
+    RemoveFavoriteGui,
+    UtcTimezoneGui,
+)
 from .system import (
     BlankScreenTerminal,
     DoNotDisturbTerminal,
@@ -81,6 +90,8 @@ _ALL: tuple[type[Solver], ...] = (
     MaxVolumeTerminal, UtcTimezoneTerminal, EnlargeTextTerminal, LockScreenTerminal,
     TerminalSizeTerminal, CopyFailedNotebooksTerminal, GzipOldFilesTerminal,
     CountPhpLinesTerminal, SshUserTerminal, *infeasible_solvers(),
+    BlankScreenGui, DoNotDisturbGui, LockScreenGui, EnlargeTextGui, UtcTimezoneGui,
+    MaxVolumeGui, RemoveFavoriteGui,
 )
 
 #: Solver classes by ``(short task id, route)``.

@@ -9,8 +9,10 @@
 `Desktop` holds the state and the window stack; its components each hold a reference to
 it: `mouse` (pointer, clicks, window dragging), `keyboard` (key routing), `drag` (files
 and rubber bands), `desktop_menus`, `rename_flow` (the rename popover), `icon_actions`
-(open, new folder, trash, clipboard), `terminal_launcher`. `topbar_dock` draws the GNOME
-top bar and dock; `render` and `a11y` turn a desktop into pixels and a tree.
+(open, new folder, trash, clipboard), `terminal_launcher`, `dock` (favourites and the dock's
+menu), `overview` (Activities). `topbar_dock` draws the GNOME top bar and dock;
+`settings_window` is the Settings application; `render` and `a11y` turn a desktop into
+pixels and a tree.
 """
 
 from .desktop import Desktop

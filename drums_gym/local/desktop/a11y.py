@@ -38,7 +38,7 @@ __all__ = ["NAMESPACES", "ROLES", "to_xml", "tree"]
 #: The roles the simulator's trees use, and what carries each.
 ROLES: dict[str, str] = {
     "desktop-frame": "the root: the whole screen",
-    "panel": "the top bar",
+    "panel": "the top bar; the Activities overview",
     "tool-bar": "the dock; a Files window's location (path) bar",
     "push-button": "buttons: dock launchers, window controls, path-bar crumbs, Back, Restore…",
     "label": "static text: the clock, popover titles and messages",
@@ -58,13 +58,17 @@ ROLES: dict[str, str] = {
     "combo-box": "a drop-down (Properties: Owner/Group/Others Access; text: the value)",
     "check-box": "a check box (Properties: Allow executing file as program)",
     "terminal": "the text area of a Terminal window (its text is the screen's text)",
+    "toggle-button": "a switch of Settings (checked when on)",
+    "slider": "a slider of Settings (Output Volume; value, minimum, maximum)",
+    "scroll-pane": "the panel Settings shows (its name is the panel's)",
 }
 
 
 def tree(desk: Desktop) -> dict[str, Any]:
     """Build the tree for ``desk`` (call through `Desktop.accessibility`)."""
     root = node("desktop-frame", "Desktop", (0, 0, desk.width, desk.height))
-    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text()))
+    root["children"].extend(topbar_dock.accessibility(desk.width, desk.height, desk.clock_text(),
+                                                      desk.dock.apps()))
     icons = node("layered-pane", "Desktop Icons", (0, 0, desk.width, desk.height),
                  ["enabled", "showing", "visible"] + (["focused"] if desk.desktop_focused else []))
     for name in desk.grid.ordered():
@@ -80,6 +84,8 @@ def tree(desk: Desktop) -> dict[str, Any]:
     for w in desk.windows:
         if not w.minimized:
             root["children"].append(w.accessibility(desk, w is active))
+    if desk.activities.is_open:
+        root["children"].append(desk.activities.accessibility())
     if desk.rename is not None:
         root["children"].append(desk.rename.accessibility())
     if desk.menu is not None:

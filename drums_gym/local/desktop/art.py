@@ -7,6 +7,7 @@ returned images as read-only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -189,9 +190,52 @@ def _apps(d: ImageDraw.ImageDraw, s: int) -> None:
                       fill=(235, 235, 235))
 
 
+def _chrome(d: ImageDraw.ImageDraw, s: int) -> None:
+    box = (s * 0.06, s * 0.06, s * 0.94, s * 0.94)
+    d.pieslice(box, 210, 330, fill=(219, 68, 55))
+    d.pieslice(box, 330, 90, fill=(244, 180, 0))
+    d.pieslice(box, 90, 210, fill=(15, 157, 88))
+    d.ellipse((s * 0.3, s * 0.3, s * 0.7, s * 0.7), fill=(255, 255, 255))
+    d.ellipse((s * 0.36, s * 0.36, s * 0.64, s * 0.64), fill=(66, 133, 244))
+
+
+def _vim(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.polygon([(s * 0.5, s * 0.04), (s * 0.96, s * 0.5), (s * 0.5, s * 0.96), (s * 0.04, s * 0.5)],
+              fill=(1, 147, 57), outline=(20, 90, 40))
+    f = font(max(8, s // 3), bold=True)
+    d.text((s * 0.5, s * 0.52), "V", font=f, fill=(240, 240, 240), anchor="mm")
+
+
+def _rhythmbox(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.08, s * 0.08, s * 0.92, s * 0.92), radius=s // 6,
+                        fill=(250, 180, 40))
+    d.ellipse((s * 0.24, s * 0.24, s * 0.76, s * 0.76), fill=(60, 60, 60))
+    d.ellipse((s * 0.44, s * 0.44, s * 0.56, s * 0.56), fill=(250, 180, 40))
+
+
+def _settings(d: ImageDraw.ImageDraw, s: int) -> None:
+    cx = cy = s * 0.5
+    d.ellipse((s * 0.06, s * 0.06, s * 0.94, s * 0.94), fill=(94, 92, 100))
+    teeth = []
+    for i in range(16):
+        r = s * (0.36 if i % 2 == 0 else 0.27)
+        a = math.pi * 2 * (i + 0.5 * (i % 2)) / 16
+        teeth.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    d.polygon(teeth, fill=(222, 221, 218))
+    d.ellipse((s * 0.39, s * 0.39, s * 0.61, s * 0.61), fill=(94, 92, 100))
+
+
+def _app(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.1, s * 0.1, s * 0.9, s * 0.9), radius=s // 6,
+                        fill=(120, 130, 150))
+    d.rounded_rectangle((s * 0.3, s * 0.3, s * 0.7, s * 0.7), radius=s // 12,
+                        fill=(230, 232, 236))
+
+
 _DOCK: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
     "firefox": _firefox, "thunderbird": _thunderbird, "files": _files, "terminal": _terminal,
     "writer": _writer, "software": _software, "help": _help, "trash": _trash, "apps": _apps,
+    "chrome": _chrome, "vim": _vim, "rhythmbox": _rhythmbox, "settings": _settings, "app": _app,
 }
 
 

@@ -24,17 +24,20 @@ from drums_gym.actions.events import (
 from ..budget import charge
 from .a11y import tree
 from .desktop_menus import DesktopMenus
+from .dock import Dock
 from .drag import DragAndDrop
 from .files_window import TRASH_URI, FolderWindow
 from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
 from .icon_actions import IconActions
 from .icons import IconGrid
 from .keyboard import Keyboard
-from .keys import Modifiers, normalize_key
+from .keys import Modifiers
 from .mouse import DOUBLE_CLICK_DISTANCE, DOUBLE_CLICK_TIME, Mouse
+from .overview import Activities
 from .popups import Menu, RenamePopover
 from .rename_flow import RenameFlow
 from .render import compose_scene, pointer_overlay
+from .settings_window import SettingsWindow, open_settings
 from .terminal import TerminalWindow
 from .terminal_launcher import TerminalLauncher
 from .theme import DOCK_W, TOP_BAR_H
@@ -53,7 +56,9 @@ class Desktop:
     components, each holding a reference to it, do the rest: ``mouse`` and ``keyboard``
     route input, ``dnd`` drags files, ``menus`` the context menus, ``rename_flow`` the
     rename popover, ``icon_actions`` the operations on desktop files, ``terminals`` opens
-    Terminal windows. The desktop's methods of the same names call them.
+    Terminal windows, ``dock`` the dock's launchers (the ``favorite-apps`` setting) and
+    menu, ``activities`` the Activities overview's search. The desktop's methods of the
+    same names call them.
 
     Per-event work does not grow with the number of files: what the desktop derives from
     the filesystem (icon slots, Files listings, the frame key's icons) is recomputed only
@@ -105,6 +110,8 @@ class Desktop:
         self.rename_flow = RenameFlow(self)
         self.icon_actions = IconActions(self)
         self.terminals = TerminalLauncher(self)
+        self.dock = Dock(self)
+        self.activities = Activities(self)
         self._frame = 0
         self._key: tuple[Any, ...] = ()
         self._image: Image.Image | None = None
@@ -152,7 +159,7 @@ class Desktop:
             elif isinstance(ev, KeyDown):
                 self.keyboard.key_down(ev.key)
             elif isinstance(ev, KeyUp):
-                self.mods.release(normalize_key(ev.key))
+                self.keyboard.key_up(ev.key)
             elif isinstance(ev, Sleep):
                 self.advance(ev.seconds)
             elif isinstance(ev, Scroll):
@@ -256,7 +263,8 @@ class Desktop:
                    self.rename.ok)
         active = self.active_window()
         wins = tuple((w.render_key(self), w is active) for w in self.windows)
-        running = tuple(sorted({w.app for w in self.windows}))
+        running = (tuple(sorted({w.app for w in self.windows})), self.dock.apps(),
+                   self.activities.key())
         return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins, running,
                 (self.pointer, self.dnd.key()))
 
@@ -350,9 +358,16 @@ class Desktop:
         """Open a new 80x24 Terminal window in ``cwd`` (focused, on top)."""
         return self.terminals.open(cwd)
 
+    def open_settings(self, page: str | None = None) -> SettingsWindow:
+        """Open (or raise) the Settings window, on ``page`` (a panel) when given."""
+        return open_settings(self, page)
+
     def launch(self, app: str) -> None:
-        """A dock click: Files and Terminal raise their windows or open one; Trash opens the
-        Trash; other apps come later."""
+        """A dock click: Files, Terminal and Settings raise their windows or open one; Trash
+        opens the Trash; other apps come later."""
+        if app == "settings":
+            self.open_settings()
+            return
         if app == "terminal":
             self.terminals.launch()
             return

@@ -13,6 +13,7 @@ from ..budget import charge
 from .files_properties import open_properties
 from .fs import DESKTOP_DIR
 from .popups import SEPARATOR, Menu, MenuItem
+from .theme import TOP_BAR_H
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -29,7 +30,11 @@ class DesktopMenus:
     def hovered_item(self) -> int | None:
         """The enabled menu item under the pointer (highlighted, and what Enter runs)."""
         desk = self.desk
-        return None if desk.menu is None else desk.menu.item_at(*desk.pointer)
+        if desk.menu is None:
+            return None
+        if desk.menu.focus is not None:
+            return desk.menu.focus
+        return desk.menu.item_at(*desk.pointer)
 
     def open_icon_menu(self, point: tuple[int, int]) -> None:
         """The menu of the selected desktop icons, at ``point``."""
@@ -65,6 +70,16 @@ class DesktopMenus:
         desk.menu = Menu.at(items, point, (desk.width, desk.height))
         desk.menu_targets = ()
 
+    def open_system_menu(self) -> None:
+        """The top bar's system menu (its right end): network, Settings, Lock, Power Off."""
+        desk = self.desk
+        items = (MenuItem("Wired Connected", "system-network"), SEPARATOR,
+                 MenuItem("Settings", "system-settings"), MenuItem("Lock", "system-lock"),
+                 SEPARATOR, MenuItem("Power Off / Log Out", "system-power"))
+        desk.menu = Menu.at(items, (desk.width - 8, TOP_BAR_H + 2), (desk.width, desk.height),
+                            name="System Menu")
+        desk.menu_targets = ()
+
     def run_action(self, action: str) -> None:
         """Run a context-menu item (closes the menu first). Unknown actions are no-ops."""
         desk = self.desk
@@ -73,6 +88,11 @@ class DesktopMenus:
         if menu is not None and menu.owner is not None:
             if menu.owner in desk.windows:
                 menu.owner.run_menu_action(desk, action, targets)
+            return
+        if action == "system-settings":
+            desk.open_settings()
+            return
+        if desk.dock.run_action(action):
             return
         if action == "terminal" and menu is not None:  # "Open in Terminal"
             path = f"{DESKTOP_DIR}/{targets[0]}" if targets else DESKTOP_DIR

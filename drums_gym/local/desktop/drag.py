@@ -172,7 +172,7 @@ class DragAndDrop:
         op = "copy" if desk.mods.ctrl else "cut"
         target: FolderWindow | None = None
         if x < DOCK_W:
-            app = dock_app_at(x, y, desk.height)
+            app = dock_app_at(x, y, desk.height, desk.dock.apps())
             if app is not None and app.key == "trash":
                 file_ops.trash(fs, paths)
             return

@@ -22,18 +22,35 @@ class Keyboard:
 
     def __init__(self, desk: Desktop) -> None:
         self.desk = desk
+        self.super_tap = False  # Super went down and nothing else since (a tap opens Activities)
+
+    def key_up(self, raw: str) -> None:
+        """A key release: a Super key tapped alone toggles the Activities overview."""
+        key = normalize_key(raw)
+        desk = self.desk
+        tapped = self.super_tap and key in ("win", "winleft", "winright", "super", "command",
+                                            "cmd", "meta")
+        desk.mods.release(key)
+        if tapped:
+            self.super_tap = False
+            desk.menu = None
+            desk.activities.toggle()
 
     def key_down(self, raw: str) -> None:
         """One key press: a modifier, a global shortcut, or a key for whatever has focus."""
         desk = self.desk
+        key = normalize_key(raw)
+        self.super_tap = key in ("win", "winleft", "winright", "super", "command", "cmd",
+                                 "meta") and not desk.mods.any()
         if desk.terminals.shortcut(raw):
             return
-        key = normalize_key(raw)
         if desk.mods.press(key):
             return
         if len(key) == 1 and desk.mods.shift:
             key = shifted(key)
-        if desk.menu is not None:
+        if desk.activities.is_open and desk.menu is None:
+            desk.activities.press_key(key)
+        elif desk.menu is not None:
             self._menu_key(key)
         elif desk.rename is not None:
             desk.rename_flow.key(key)
@@ -49,7 +66,9 @@ class Keyboard:
         desk = self.desk
         if key == "escape":
             desk.menu = None
-        elif key == "enter" and desk.menu is not None:
+        elif key in ("up", "down") and desk.menu is not None:
+            desk.menu.focus = desk.menu.step(desk.hovered_menu_item(), 1 if key == "down" else -1)
+        elif key in ("enter", " ") and desk.menu is not None:
             hover = desk.hovered_menu_item()
             if hover is not None:
                 desk.run_menu_action(desk.menu.items[hover].action)

@@ -31,15 +31,21 @@ class Mouse:
         self.buttons: set[str] = set()
         self.last_click: tuple[float, int, int, int] | None = None  # time, x, y, count
         self.window_drag: tuple[Window, int, int] | None = None  # window, grab offset
+        self.grab: Window | None = None  # the window a left press in its content went to
 
     def move(self, x: int, y: int) -> None:
         """The pointer moves to ``(x, y)`` (clamped to the screen)."""
         desk = self.desk
+        old = desk.pointer
         desk.pointer = (max(0, min(desk.width - 1, x)), max(0, min(desk.height - 1, y)))
+        if desk.menu is not None and desk.pointer != old and desk.menu.contains(*desk.pointer):
+            desk.menu.focus = None  # the pointer takes over from the arrow keys
         if self.window_drag is not None:
             w, dx, dy = self.window_drag
             px, py = desk.pointer
             w.move_to(px - dx, max(TOP_BAR_H, py - dy))
+        elif self.grab is not None and "left" in self.buttons and self.grab in desk.windows:
+            self.grab.on_motion(desk, *desk.pointer)
         desk.dnd.motion()
 
     def _count_clicks(self, x: int, y: int) -> int:
@@ -73,6 +79,9 @@ class Mouse:
             else:
                 desk.commit_rename(cancel_if_invalid=True)
             return
+        if desk.activities.is_open and y >= TOP_BAR_H and x >= DOCK_W:
+            desk.activities.press(x, y, button)
+            return
         w = desk.window_at(x, y)
         if w is not None:
             desk.raise_window(w)
@@ -85,15 +94,26 @@ class Mouse:
                 else:
                     self.window_drag = (w, x - w.x, y - w.y)
             else:
+                if button == "left":
+                    self.grab = w
                 w.on_press(desk, x, y, button, clicks)
             return
         desk.desktop_focused = True
         if y < TOP_BAR_H:
+            if button == "left" and x < 110:
+                desk.activities.toggle()
+            elif button == "left" and x >= desk.width - 140:
+                desk.activities.close()
+                desk.menus.open_system_menu()
             return
         if x < DOCK_W:
-            app = dock_app_at(x, y, desk.height)
-            if app is not None and button == "left":
-                desk.launch(app.key)
+            app = dock_app_at(x, y, desk.height, desk.dock.apps())
+            if app is not None and button in ("left", "right"):
+                desk.activities.close()
+                if button == "left":
+                    desk.launch(app.key)
+                else:
+                    desk.dock.open_menu(app, (x, y))
             return
         self._press_desktop(x, y, button, clicks)
 
@@ -128,6 +148,10 @@ class Mouse:
             return
         self.buttons.discard(button)
         x, y = desk.pointer
+        if button == "left" and self.grab is not None:
+            grabbed, self.grab = self.grab, None
+            if grabbed in desk.windows:
+                grabbed.on_release(desk)
         if desk.dnd.release(button):
             return
         if self.window_drag is not None and button == "left":

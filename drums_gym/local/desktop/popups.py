@@ -64,6 +64,7 @@ class Menu:
     pressed: int | None = None
     owner: Any = None  # the window whose items these are (None: the desktop's)
     name: str = "Context Menu"
+    focus: int | None = None  # the item Up/Down moved to (None: the pointer's)
 
     @classmethod
     def at(cls, items: tuple[MenuItem, ...], point: tuple[int, int],
@@ -97,6 +98,16 @@ class Menu:
     def contains(self, x: int, y: int) -> bool:
         x0, y0, x1, y1 = self.rect
         return x0 <= x < x1 and y0 <= y < y1
+
+    def step(self, start: int | None, delta: int) -> int | None:
+        """The next enabled item from ``start`` going ``delta`` (+1 down, -1 up), wrapping."""
+        n = len(self.items)
+        i = (-1 if delta > 0 else n) if start is None else start
+        for _ in range(n):
+            i = (i + delta) % n
+            if self.items[i].enabled and not self.items[i].separator:
+                return i
+        return None
 
     def item_at(self, x: int, y: int) -> int | None:
         """Index of the enabled item under ``(x, y)``."""

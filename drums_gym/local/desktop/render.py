@@ -26,12 +26,15 @@ __all__ = ["compose_scene", "pointer_overlay"]
 def compose_scene(desk: Desktop) -> Image.Image:
     """Everything but the pointer, as a new RGB image."""
     img = topbar_dock.chrome(desk.width, desk.height).copy()
-    topbar_dock.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows))
+    topbar_dock.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows),
+                             desk.dock.apps())
     draw_icons(img, desk.grid, set(), desk.selected, desk.hovered_icon(),
                icon_for=lambda n: file_icon(desk.fs, f"{DESKTOP_DIR}/{n}", ICON_SIZE))
     active = desk.active_window()
     for w in desk.windows:
         w.draw(img, desk, w is active)
+    if desk.activities.is_open:
+        desk.activities.draw(img)
     if desk.rename is not None:
         desk.rename.draw(img)
     if desk.menu is not None:

@@ -190,9 +190,12 @@ SCHEMAS: Mapping[str, Mapping[str, Key]] = MappingProxyType({
 })
 
 #: How OSWorld's VM image was left, set in the user database of a fresh desktop: its screen
-#: lock is switched off (a4d98375, which asks to turn it on, starts from off).
+#: lock is switched off (a4d98375, which asks to turn it on, starts from off); its dock has
+#: Terminal where Ubuntu has Rhythmbox (the simulated dock as it has always looked).
 IMAGE_STATE: Mapping[tuple[str, str], str] = MappingProxyType({
     ("org.gnome.desktop.screensaver", "lock-enabled"): "false",
+    ("org.gnome.shell", "favorite-apps"): _UBUNTU_FAVORITES.replace(
+        "'rhythmbox.desktop'", "'org.gnome.Terminal.desktop'"),
 })
 
 _UINT32 = (0, 2**32 - 1)

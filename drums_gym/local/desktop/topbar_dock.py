@@ -1,9 +1,17 @@
-"""GNOME Shell chrome: the top bar and the Ubuntu dock (geometry, drawing, a11y)."""
+"""GNOME Shell chrome: the top bar and the Ubuntu dock (geometry, drawing, a11y).
+
+The dock shows a list of `DockApp` (the desktop's `Dock` component builds it from the
+favourites in ``org.gnome.shell favorite-apps``, running apps after them, then the Trash);
+every function here takes that list, `DOCK_APPS` (how a fresh desktop's dock looks) by
+default.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -11,7 +19,8 @@ from PIL import Image, ImageDraw
 from . import art
 from .theme import ACCENT, DOCK_W, TOP_BAR_H, font
 
-__all__ = ["DOCK_APPS", "DockApp", "chrome", "dock_app_at", "dock_rect", "draw_dynamic"]
+__all__ = ["DOCK_APPS", "KNOWN_APPS", "SHOW_APPS", "TRASH", "DockApp", "chrome", "dock_app_at",
+           "dock_rect", "draw_dynamic"]
 
 ICON = 48
 STEP = 56
@@ -19,22 +28,45 @@ STEP = 56
 
 @dataclass(frozen=True)
 class DockApp:
-    """A launcher in the dock: ``key`` names the app, ``icon`` its artwork."""
+    """A launcher in the dock: ``key`` names the app, ``icon`` its artwork, ``desktop_id``
+    its ``.desktop`` file (what ``favorite-apps`` lists; empty for the Trash)."""
 
     key: str
     label: str
     icon: str
+    desktop_id: str = ""
 
 
+#: The applications installed on the simulated image, by ``.desktop`` id (a favourite whose
+#: id is not here is not installed, and the dock leaves it out, as GNOME does).
+KNOWN_APPS: Mapping[str, DockApp] = MappingProxyType({a.desktop_id: a for a in (
+    DockApp("firefox", "Firefox Web Browser", "firefox", "firefox_firefox.desktop"),
+    DockApp("firefox", "Firefox Web Browser", "firefox", "firefox.desktop"),
+    DockApp("thunderbird", "Thunderbird Mail", "thunderbird", "thunderbird.desktop"),
+    DockApp("files", "Files", "files", "org.gnome.Nautilus.desktop"),
+    DockApp("terminal", "Terminal", "terminal", "org.gnome.Terminal.desktop"),
+    DockApp("writer", "LibreOffice Writer", "writer", "libreoffice-writer.desktop"),
+    DockApp("software", "Ubuntu Software", "software", "snap-store_ubuntu-software.desktop"),
+    DockApp("help", "Help", "help", "yelp.desktop"),
+    DockApp("rhythmbox", "Rhythmbox", "rhythmbox", "rhythmbox.desktop"),
+    DockApp("settings", "Settings", "settings", "org.gnome.Settings.desktop"),
+    DockApp("chrome", "Google Chrome", "chrome", "google-chrome.desktop"),
+    DockApp("vim", "Vim", "vim", "vim.desktop"),
+    DockApp("code", "Visual Studio Code", "app", "code.desktop"),
+    DockApp("vlc", "VLC media player", "app", "vlc.desktop"),
+    DockApp("gimp", "GNU Image Manipulation Program", "app", "gimp.desktop"),
+    DockApp("calc", "LibreOffice Calc", "app", "libreoffice-calc.desktop"),
+    DockApp("impress", "LibreOffice Impress", "app", "libreoffice-impress.desktop"),
+    DockApp("gedit", "Text Editor", "app", "org.gnome.gedit.desktop"),
+)})
+TRASH = DockApp("trash", "Trash", "trash")
+#: The dock of a fresh desktop (the image's favourites, then the Trash).
 DOCK_APPS: tuple[DockApp, ...] = (
-    DockApp("firefox", "Firefox Web Browser", "firefox"),
-    DockApp("thunderbird", "Thunderbird Mail", "thunderbird"),
-    DockApp("files", "Files", "files"),
-    DockApp("terminal", "Terminal", "terminal"),
-    DockApp("writer", "LibreOffice Writer", "writer"),
-    DockApp("software", "Ubuntu Software", "software"),
-    DockApp("help", "Help", "help"),
-    DockApp("trash", "Trash", "trash"),
+    *(KNOWN_APPS[i] for i in ("firefox_firefox.desktop", "thunderbird.desktop",
+                              "org.gnome.Nautilus.desktop", "org.gnome.Terminal.desktop",
+                              "libreoffice-writer.desktop",
+                              "snap-store_ubuntu-software.desktop", "yelp.desktop")),
+    TRASH,
 )
 SHOW_APPS = DockApp("show-apps", "Show Applications", "apps")
 
@@ -46,11 +78,12 @@ def dock_rect(index: int, height: int) -> tuple[int, int, int, int]:
     return x, y, x + ICON, y + ICON
 
 
-def dock_app_at(x: int, y: int, height: int) -> DockApp | None:
+def dock_app_at(x: int, y: int, height: int,
+                apps: Sequence[DockApp] = DOCK_APPS) -> DockApp | None:
     """The dock launcher under ``(x, y)``, if any."""
     if x >= DOCK_W or y < TOP_BAR_H:
         return None
-    for i, app in [*enumerate(DOCK_APPS), (-1, SHOW_APPS)]:
+    for i, app in [*enumerate(apps), (-1, SHOW_APPS)]:
         x0, y0, x1, y1 = dock_rect(i, height)
         if x0 - 4 <= x < x1 + 4 and y0 - 4 <= y < y1 + 4:
             return app
@@ -78,14 +111,14 @@ def _status_icons(d: ImageDraw.ImageDraw, right: int) -> None:
 
 @lru_cache(maxsize=8)
 def chrome(width: int, height: int) -> Image.Image:
-    """Wallpaper + dock + top bar (without the clock): the static part of every frame."""
+    """Wallpaper + dock background + top bar (without the clock and the dock's icons):
+    the static part of every frame."""
     img = art.wallpaper(width, height).copy()
     dock = Image.new("RGBA", (DOCK_W, height - TOP_BAR_H), (28, 28, 28, 200))
     img.paste(dock, (0, TOP_BAR_H), dock)
-    for i, app in [*enumerate(DOCK_APPS), (-1, SHOW_APPS)]:
-        x0, y0, _, _ = dock_rect(i, height)
-        icon = art.dock_icon(app.icon, ICON)
-        img.paste(icon, (x0, y0), icon)
+    x0, y0, _, _ = dock_rect(-1, height)
+    icon = art.dock_icon(SHOW_APPS.icon, ICON)
+    img.paste(icon, (x0, y0), icon)
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, width, TOP_BAR_H - 1), fill=(0, 0, 0))
     d.text((14, TOP_BAR_H // 2), "Activities", font=font(14, bold=True), fill=(240, 240, 240),
@@ -94,19 +127,26 @@ def chrome(width: int, height: int) -> Image.Image:
     return img
 
 
-def draw_dynamic(img: Image.Image, clock_text: str, running: frozenset[str]) -> None:
-    """The parts of the chrome that change: the clock and running-app indicators."""
+def draw_dynamic(img: Image.Image, clock_text: str, running: frozenset[str],
+                 apps: Sequence[DockApp] = DOCK_APPS) -> None:
+    """The parts of the chrome that change: the clock, the dock's icons and running-app
+    indicators."""
+    for i, app in enumerate(apps):
+        x0, y0, _, _ = dock_rect(i, img.height)
+        icon = art.dock_icon(app.icon, ICON)
+        img.paste(icon, (x0, y0), icon)
     d = ImageDraw.Draw(img)
     d.text((img.width // 2, TOP_BAR_H // 2), clock_text, font=font(14, bold=True),
            fill=(240, 240, 240), anchor="mm")
-    for i, app in enumerate(DOCK_APPS):
+    for i, app in enumerate(apps):
         if app.key in running:
             _, y0, _, y1 = dock_rect(i, img.height)
             cy = (y0 + y1) // 2
             d.ellipse((2, cy - 3, 8, cy + 3), fill=ACCENT)
 
 
-def accessibility(width: int, height: int, clock_text: str) -> list[dict[str, Any]]:
+def accessibility(width: int, height: int, clock_text: str,
+                  apps: Sequence[DockApp] = DOCK_APPS) -> list[dict[str, Any]]:
     """a11y nodes for the top bar and the dock."""
     def node(role: str, name: str, box: tuple[int, int, int, int], **extra: Any) -> dict[str, Any]:
         x0, y0, x1, y1 = box
@@ -122,5 +162,5 @@ def accessibility(width: int, height: int, clock_text: str) -> list[dict[str, An
     ]
     dock = node("tool-bar", "Dock", (0, TOP_BAR_H, DOCK_W, height))
     dock["children"] = [node("push-button", app.label, dock_rect(i, height))
-                        for i, app in [*enumerate(DOCK_APPS), (-1, SHOW_APPS)]]
+                        for i, app in [*enumerate(apps), (-1, SHOW_APPS)]]
     return [bar, dock]

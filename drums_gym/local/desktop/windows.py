@@ -163,6 +163,12 @@ class Window:
         """A key press while focused; return True when handled."""
         return False
 
+    def on_motion(self, host: Desktop, x: int, y: int) -> None:
+        """The pointer moved with the left button held after a press in the content."""
+
+    def on_release(self, host: Desktop) -> None:
+        """The left button came up after a press in the content."""
+
     def path_moved(self, old: str, new: str) -> None:
         """A path was renamed/moved through the GUI (file managers follow it)."""
 
