@@ -7,7 +7,6 @@ model or an error and when to retry live in `_request` (shared with the async cl
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -15,8 +14,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ._ops import Op, Parallel, Runner
-from ._request import Call, Policy, client_options, default_timeout, user_agent
+from ._ops import Op, Parallel, Runner, expand, single
+from ._request import Call, Policy, Send, Sleep, default_timeout, user_agent
 from .errors import DrumsError
 
 __all__ = ["Transport", "user_agent"]
@@ -33,27 +32,11 @@ class Transport(Policy):
     Thread-safe: many threads (vector envs, `Client.map`) share it and its pool.
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        token: str | None,
-        *,
-        timeout: float = 30.0,
-        max_retries: int = 5,
-        retry_budget: float = 60.0,
-        pool_size: int = 64,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        rand: Callable[[], float] = random.random,
-    ) -> None:
-        super().__init__(base_url, token, timeout=timeout, max_retries=max_retries,
-                         retry_budget=retry_budget, rand=rand)
-        self._sleep = sleep
-        self._client = httpx.Client(
-            timeout=default_timeout(self.timeout),
-            transport=transport,
-            **client_options(base_url, token, pool_size),
-        )
+    _default_sleep = staticmethod(time.sleep)
+
+    def _open(self, transport: httpx.BaseTransport | None, options: dict[str, Any]) -> Any:
+        return httpx.Client(timeout=default_timeout(self.timeout), transport=transport,
+                            **options)
 
     @property
     def closed(self) -> bool:
@@ -62,50 +45,42 @@ class Transport(Policy):
     def close(self) -> None:
         self._client.close()
 
-    def perform(self, call: Call) -> Any:
-        """Send ``call``, retrying what is transient; its result (JSON, or the response)."""
-        if self.closed:
-            raise DrumsError("the client is closed")
-        attempts = self.start(call)
-        while True:
-            try:
-                response = self._client.request(**attempts.kwargs())
-            except httpx.TransportError as exc:
-                attempts.failed(exc)
-            except RuntimeError as exc:  # httpx: "the client has been closed"
-                if self.closed:
-                    raise DrumsError("the client is closed") from exc
-                raise
-            else:
-                if attempts.answered(response):
-                    return attempts.result(response)
-            self._sleep(attempts.wait())
-
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Send a request (see `Call` for the keywords); answer a 2xx/3xx reply or raise."""
-        return self.perform(Call(method, path, raw=True, **kwargs))
+        return self.run(single(Call(method, path, raw=True, **kwargs)))
 
     def json(
         self, method: str, path: str, *, params: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """`request`, then the reply's JSON object (`ProtocolError` if it is not one)."""
-        return self.perform(Call(method, path, params=params, **kwargs))
+        return self.run(single(Call(method, path, params=params, **kwargs)))
 
     def run(self, op: Op[R]) -> R:
-        """Run an operation: its requests in this thread, its `Parallel` parts in threads."""
-        runner = Runner(op)
+        """Run an operation: its requests and waits in this thread, its `Parallel` parts in
+        threads."""
+        runner = Runner(expand(self, op))
         while runner.step is not None:
-            step = runner.step
             try:
-                if isinstance(step, Parallel):
-                    result: Any = self.concurrently(self.run, list(step.ops))
-                else:
-                    result = self.perform(step)
-            except BaseException as exc:
+                result = self._carry_out(runner.step)
+            except BaseException as exc:  # into the operation, which may handle it
                 runner.fail(exc)
             else:
                 runner.give(result)
         return runner.value
+
+    def _carry_out(self, step: Send | Sleep | Parallel) -> Any:
+        if isinstance(step, Sleep):
+            return self._sleep(step.seconds)
+        if isinstance(step, Parallel):
+            return self.concurrently(self.run, list(step.ops))
+        if self.closed:
+            raise DrumsError("the client is closed")
+        try:
+            return self._client.request(**step.kwargs)
+        except RuntimeError as exc:  # httpx: "the client has been closed"
+            if self.closed:
+                raise DrumsError("the client is closed") from exc
+            raise
 
     def concurrently(self, fn: Callable[[T], Any], items: list[T]) -> list[Any]:
         """``fn`` over ``items`` in threads: each result, or the `Exception` it raised."""

@@ -8,12 +8,16 @@ import ipaddress
 import logging
 import math
 import os
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import httpx
 
+from . import _exit
 from . import _wire as W
+from ._request import Policy
+from ._session import CLOSE_TIMEOUT_S
 from .errors import DrumsError
 from .models import Screen, SlotInfo
 
@@ -160,12 +164,24 @@ def resolve_host(url: str | None, token: str | None) -> tuple[str, str | None]:
 
 
 class ClientBase:
-    """A connection's settings, checked: what `Client` and `AsyncClient` share."""
+    """A connection's settings, checked, and its session: what `Client` and
+    `AsyncClient` share. A subclass names its `_transport_class` and `_session_class`."""
 
-    _session: Ledger
+    _session: Any
+    _transport_class: type[Policy]
+    _session_class: type[Ledger]
 
     def __init__(
-        self, url: str, token: str | None, workers: int | None, close_timeout: float
+        self,
+        url: str,
+        token: str | None = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        workers: int | None = None,
+        transport: Any = None,
+        retry_budget: float = 60.0,
+        close_timeout: float = CLOSE_TIMEOUT_S,
     ) -> None:
         if not isinstance(url, str) or not url:
             raise ValueError(f"url must be a non-empty string, got {url!r}")
@@ -190,6 +206,15 @@ class ClientBase:
         self._url = str(parsed.copy_with(username=None, password=None)).rstrip("/")
         self._authenticated = bool(token)
         self._workers = workers
+        http = self._transport_class(
+            url, token, timeout=timeout, max_retries=max_retries, retry_budget=retry_budget,
+            pool_size=max(64, 2 * (workers or 0)), transport=transport,
+        )
+        self._session = self._session_class(http, float(close_timeout))  # type: ignore[call-arg]
+        # At close or interpreter exit (for an async client never closed: a best-effort
+        # sync cleanup). Holds the session only, never `self`.
+        self._finalizer = weakref.finalize(self, self._session.close)
+        _exit.track(self._session)  # at exit: before the embedded host stops
 
     @property
     def url(self) -> str:

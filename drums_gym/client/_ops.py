@@ -3,7 +3,8 @@
 Each operation is a generator: it yields a `Call` (one request; it is sent the reply's
 JSON object, or the `httpx.Response` for a ``raw`` call, or has the request's exception
 thrown in) or a `Parallel` (operations to run concurrently; it is sent each one's result
-or the `Exception` it raised), and returns the operation's result. A transport runs it
+or the `Exception` it raised), and returns the operation's result. `expand` turns each
+call into its tries (`_request.exchange`), and a transport runs that
 (`_http.Transport.run` with threads, `_async.AsyncTransport.run` on the event loop), so
 request building, reply parsing, waiting for gates, fork bookkeeping and cleanup are the
 same code under both clients.
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from . import _wire as W
-from ._request import Call
+from ._request import Call, Policy, Send, Sleep, exchange
 from .errors import (
     Conflict,
     DrumsError,
@@ -46,6 +47,7 @@ __all__ = [
     "create",
     "delete_state",
     "episode",
+    "expand",
     "extend",
     "fork",
     "get",
@@ -53,6 +55,7 @@ __all__ = [
     "observe",
     "reset",
     "screen_of",
+    "single",
     "slot_info",
     "step",
     "verify",
@@ -105,6 +108,31 @@ class Runner:
             self.step = send(value)
         except StopIteration as stop:
             self.step, self.value = None, stop.value
+
+
+def expand(policy: Policy, op: Op[R]) -> Generator[Send | Sleep | Parallel, Any, R]:
+    """``op`` with each `Call` carried out as `exchange` steps: what a transport runs.
+
+    A `Parallel` passes through: the transport runs each of its operations expanded.
+    """
+    runner = Runner(op)
+    while runner.step is not None:
+        step = runner.step
+        try:
+            if isinstance(step, Call):
+                result = yield from exchange(policy, step)
+            else:
+                result = yield step
+        except BaseException as exc:  # into the operation (it may handle it, or re-raise)
+            runner.fail(exc)
+        else:
+            runner.give(result)
+    return runner.value
+
+
+def single(call: Call) -> Op[Any]:
+    """An operation of one call."""
+    return (yield call)
 
 
 # -- checks and wire values ------------------------------------------------------------------
@@ -507,26 +535,25 @@ def _own_reply(ledger: Ledger, kind: str, reply: Mapping[str, Any]) -> None:
 # -- deleting ------------------------------------------------------------------------------
 
 
+def _delete(path: str, deadline: float | None) -> Op[bool]:
+    """``DELETE path``; False when it was already gone (404)."""
+    try:
+        yield Call("DELETE", path, deadline=deadline, raw=True)
+    except NotFound:
+        return False
+    return True
+
+
 def delete_slot(ledger: Ledger, slot_id: str, deadline: float | None = None) -> Op[bool]:
     """Delete a slot; False when it was already gone (404)."""
-    try:
-        yield Call("DELETE", W.slot_path(slot_id), deadline=deadline, raw=True)
-    except NotFound:
-        deleted = False
-    else:
-        deleted = True
+    deleted = yield from _delete(W.slot_path(slot_id), deadline)
     ledger.forget_slot(slot_id)
     return deleted
 
 
 def delete_state(ledger: Ledger, state_id: str, deadline: float | None = None) -> Op[bool]:
     """Delete a saved state; False when it was already gone (404)."""
-    try:
-        yield Call("DELETE", W.state_path(state_id), deadline=deadline, raw=True)
-    except NotFound:
-        deleted = False
-    else:
-        deleted = True
+    deleted = yield from _delete(W.state_path(state_id), deadline)
     ledger.forget_state(state_id)
     return deleted
 

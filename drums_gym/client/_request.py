@@ -3,8 +3,9 @@
 What a request is (`Call`), how httpx is configured (`client_options`), and one request's
 retry loop as a state machine (`Attempts`): the httpx keyword arguments of the next try,
 a response or an httpx failure turned into our error, and whether (and how long) to wait
-before the next try. Nothing here sends or sleeps: `_http.Transport` and
-`_async.AsyncTransport` do, each in a few lines.
+before the next try. Nothing here sends or sleeps: `exchange` describes
+the loop as `Send` and `Sleep` steps, which `_http.Transport` and `_async.AsyncTransport`
+carry out.
 
 Retries cover known-transient failures only: 429, 503, connection errors (the request never
 reached the host), and for requests that are safe to replay (GET, DELETE, keyed POSTs, and
@@ -19,8 +20,9 @@ from __future__ import annotations
 import email.utils
 import logging
 import math
+import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +43,11 @@ __all__ = [
     "Attempts",
     "Call",
     "Policy",
+    "Send",
+    "Sleep",
     "client_options",
     "default_timeout",
+    "exchange",
     "parse_json",
     "parse_retry_after",
     "user_agent",
@@ -161,17 +166,25 @@ def parse_json(response: httpx.Response, method: str, path: str) -> dict[str, An
 
 
 class Policy:
-    """Timeouts, retry limits, jitter and redaction: what both transports decide alike."""
+    """Timeouts, retry limits, jitter and redaction: what both transports decide alike.
+
+    A transport subclasses it with `_open` (its httpx client) and `_default_sleep`.
+    """
+
+    _default_sleep: Callable[[float], Any]
 
     def __init__(
         self,
         base_url: str,
         token: str | None,
         *,
-        timeout: float,
-        max_retries: int,
-        retry_budget: float,
-        rand: Callable[[], float],
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        retry_budget: float = 60.0,
+        pool_size: int = 64,
+        transport: Any = None,
+        sleep: Callable[[float], Any] | None = None,
+        rand: Callable[[], float] = random.random,
     ) -> None:
         self.timeout = _check_seconds(timeout, "timeout", positive=True)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
@@ -185,6 +198,13 @@ class Policy:
         except (httpx.InvalidURL, TypeError):
             where = "the host"
         self.where = where.rstrip("/")
+        self._sleep = sleep or type(self)._default_sleep
+        #: what a sync twin of this transport needs (None over a custom transport)
+        self._twin = None if transport is not None else (base_url, token, pool_size)
+        self._client = self._open(transport, client_options(base_url, token, pool_size))
+
+    def _open(self, transport: Any, options: dict[str, Any]) -> Any:  # pragma: no cover
+        raise NotImplementedError
 
     def start(self, call: Call) -> Attempts:
         """The retry state of one call."""
@@ -241,22 +261,39 @@ class Policy:
         return TransportError(f"{method} {path}: {type(exc).__name__}: {what}"), False
 
 
+@dataclass(frozen=True)
+class Send:
+    """Send one request (`httpx` keyword arguments); answered with the `httpx.Response`,
+    or the `httpx.TransportError` thrown in."""
+
+    kwargs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Wait this many seconds before the next try."""
+
+    seconds: float
+
+
+def exchange(policy: Policy, call: Call) -> Generator[Send | Sleep, Any, Any]:
+    """One call with its retries, as `Send` and `Sleep` steps; returns the call's result
+    (its JSON object, or the response for a ``raw`` call) or raises its error."""
+    attempts = policy.start(call)
+    while True:
+        try:
+            response = yield Send(attempts.kwargs())
+        except httpx.TransportError as exc:
+            attempts.failed(exc)
+        else:
+            if attempts.answered(response):
+                return attempts.result(response)
+        yield Sleep(attempts.wait())  # raises the error when it is not retried
+
+
 class Attempts:
-    """One call's tries: `kwargs` for the next, then `answered` or `failed`, then `wait`.
-
-    A transport's loop::
-
-        attempts = policy.start(call)
-        while True:
-            try:
-                response = client.request(**attempts.kwargs())
-            except httpx.TransportError as exc:
-                attempts.failed(exc)
-            else:
-                if attempts.answered(response):
-                    return response
-            sleep(attempts.wait())          # raises the error when it is not retried
-    """
+    """One call's tries: `kwargs` for the next, then `answered` or `failed`, then `wait`
+    (the loop is `exchange`)."""
 
     def __init__(self, policy: Policy, call: Call) -> None:
         self.policy = policy

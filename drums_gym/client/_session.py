@@ -83,6 +83,10 @@ class Ledger:
             unsettled, self._unsettled = self._unsettled, []
         return unsettled
 
+    def has_unsettled(self) -> bool:
+        with self._lock:
+            return bool(self._unsettled)
+
     def forget_slot(self, slot_id: str) -> None:
         """Drop a deleted slot, and its state once that state's last owned child is gone
         (the host deleted it with that child)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
@@ -10,7 +9,7 @@ from typing import TypeVar
 
 import httpx
 
-from . import _exit, _ops
+from . import _ops
 from . import _wire as W
 from ._http import Transport
 from ._objects import ENV_TOKEN, ENV_URL, ClientBase, pick_format, resolve_host
@@ -76,28 +75,8 @@ class Client(ClientBase):
     """
 
     _session: Session
-
-    def __init__(
-        self,
-        url: str,
-        token: str | None = None,
-        *,
-        timeout: float = 30.0,
-        max_retries: int = 5,
-        workers: int | None = None,
-        transport: httpx.BaseTransport | None = None,
-        retry_budget: float = 60.0,
-        close_timeout: float = CLOSE_TIMEOUT_S,
-    ) -> None:
-        super().__init__(url, token, workers, close_timeout)
-        http = Transport(
-            url, token, timeout=timeout, max_retries=max_retries, retry_budget=retry_budget,
-            pool_size=max(64, 2 * (workers or 0)), transport=transport,
-        )
-        self._session = Session(http, float(close_timeout))
-        # Runs at close() or interpreter exit; holds the session only, never `self`.
-        self._finalizer = weakref.finalize(self, self._session.close)
-        _exit.track(self._session)  # at exit: before the embedded host stops
+    _transport_class = Transport
+    _session_class = Session
 
     def preferred_screenshot_format(self) -> str:
         """``raw`` when the host serves it over loopback (no encode, no decode: the fastest
