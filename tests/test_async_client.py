@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -366,6 +367,27 @@ def test_aclose_is_bounded_and_quiet_when_the_host_is_gone(make_host, caplog):
     with caplog.at_level(logging.WARNING, logger="drums_gym.client"):
         run(main())
     assert "cleanup failed" in caplog.text and "leases" in caplog.text
+
+
+def test_aclose_returns_when_the_host_hangs(caplog):
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
+    port = listener.getsockname()[1]
+
+    async def main():
+        # each request may wait 600 s: past the test's timeout (180 s), unless close_timeout
+        # bounds the close as a whole
+        client = await drums.aconnect(f"http://127.0.0.1:{port}", timeout=600,
+                                      close_timeout=0.5)
+        client._session.own_slot("slot_000000000001")  # as if a reply had made one
+        await client.aclose()
+        assert client.closed
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="drums_gym.client"):
+            run(main())
+    finally:
+        listener.close()
+    assert "cleanup failed" in caplog.text
 
 
 EXIT_SCRIPT = textwrap.dedent("""
