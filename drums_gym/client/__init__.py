@@ -10,10 +10,14 @@ Code written against the Drums SDK ports by changing `import drums` to
     ...         with parent.fork(2, keep_state=False) as group:
     ...             rewards = client.map(lambda k: k.verify(strict=False), group)
 
+`AsyncClient` (``async with drums.aconnect() as client``) is the same object model on
+asyncio, with `gather` where the sync client has `map`.
+
 With no URL (`DRUMS_URL` unset) it talks to the embedded local host. This package is the
 only code in drums-gym that knows URLs, auth and retries; it never imports gymnasium.
 """
 
+from .async_client import AsyncClient, AsyncForkGroup, AsyncSlot, aconnect
 from .client import Client, connect
 from .errors import (
     ActionError,
@@ -52,6 +56,9 @@ from .slot import ForkGroup, Slot
 __all__ = [
     "APIError",
     "ActionError",
+    "AsyncClient",
+    "AsyncForkGroup",
+    "AsyncSlot",
     "Client",
     "Conflict",
     "ConnectError",
@@ -81,5 +88,6 @@ __all__ = [
     "TaskInfo",
     "TransportError",
     "Unauthorized",
+    "aconnect",
     "connect",
 ]

@@ -18,6 +18,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._async import AsyncSession
     from ._session import Session
 
 __all__ = ["close_all", "track"]
@@ -25,10 +26,10 @@ __all__ = ["close_all", "track"]
 logger = logging.getLogger("drums_gym.client")
 
 _lock = threading.Lock()
-_live: weakref.WeakSet[Session] = weakref.WeakSet()
+_live: weakref.WeakSet[Session | AsyncSession] = weakref.WeakSet()
 
 
-def track(session: Session) -> None:
+def track(session: Session | AsyncSession) -> None:
     """Close ``session`` at exit, before whatever was registered with atexit until now."""
     with _lock:
         _live.add(session)
@@ -37,7 +38,8 @@ def track(session: Session) -> None:
 
 
 def close_all() -> None:
-    """Close every live session (each bounded by its close timeout; never raises)."""
+    """Close every live session (each bounded by its close timeout; never raises). An
+    async client's session closes through a sync transport: no event loop runs now."""
     with _lock:
         sessions = list(_live)
         _live.clear()

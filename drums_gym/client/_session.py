@@ -1,7 +1,8 @@
-"""What a `Client` owns: its transport and the slots and saved states it created.
+"""What a client owns: the slots and saved states it created (`Ledger`), and the sync
+`Session` (a `Ledger` with its transport).
 
 Also the creates and forks whose outcome is unknown (interrupted, or out of retries after
-the request may have reached the host): `close()` replays each with its idempotency key,
+the request may have reached the host): closing replays each with its idempotency key,
 which answers what the host made (or makes it), and deletes that too.
 
 Kept apart from `Client` so that the exit-time finalizer holds this object only, never the
@@ -10,36 +11,29 @@ Kept apart from `Client` so that the exit-time finalizer holds this object only,
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from . import _wire as W
+from . import _ops
 from ._http import Transport
-from .errors import APIError, DrumsError, NotFound
+from .errors import APIError, DrumsError
 
-__all__ = ["Session"]
-
-logger = logging.getLogger("drums_gym.client")
+__all__ = ["CLOSE_TIMEOUT_S", "Ledger", "Session"]
 
 T = TypeVar("T")
 
-_CLOSE_MAX_RETRIES = 2
-_CLOSE_RETRY_BUDGET_S = 1.0
 #: seconds `close()` may spend deleting what is left, all requests and retries together
 CLOSE_TIMEOUT_S = 5.0
 #: error replies after which a keyed create or fork surely made nothing under its key
 _REFUSED_STATUS = frozenset({401, 403, 404, 409, 422})
 
 
-class Session:
-    """A transport plus the ids of every slot and saved state created through it."""
+class Ledger:
+    """The ids of every slot and saved state created through one client (thread-safe)."""
 
-    def __init__(self, http: Transport, close_timeout: float = CLOSE_TIMEOUT_S) -> None:
-        self.http = http
+    def __init__(self, close_timeout: float = CLOSE_TIMEOUT_S) -> None:
         self.close_timeout = close_timeout
         self._lock = threading.Lock()
         self._slots: dict[str, str | None] = {}  # slot -> its state, if deleted with children
@@ -51,8 +45,6 @@ class Session:
     @property
     def closed(self) -> bool:
         return self._closed
-
-    # -- ownership --------------------------------------------------------------------------
 
     def own_slot(self, slot_id: str, state: str | None = None) -> None:
         """Own a slot; ``state`` is the saved state it was forked from, if any."""
@@ -79,22 +71,39 @@ class Session:
 
     def unsettled(self, kind: str, path: str, body: Any, key: str, exc: BaseException) -> None:
         """Remember a keyed create (``kind="slot"``) or fork (``"branch"``) that raised
-        ``exc``, unless the host surely refused it; `close` settles it."""
+        ``exc``, unless the host surely refused it; closing settles it."""
         if isinstance(exc, APIError) and exc.status in _REFUSED_STATUS:
             return
         with self._lock:
             self._unsettled.append((kind, path, body, key))
 
-    def _forget_slot(self, slot_id: str) -> None:
+    def take_unsettled(self) -> list[tuple[str, str, Any, str]]:
+        """The unsettled creates and forks, forgotten here (settling owns what they made)."""
+        with self._lock:
+            unsettled, self._unsettled = self._unsettled, []
+        return unsettled
+
+    def has_unsettled(self) -> bool:
+        with self._lock:
+            return bool(self._unsettled)
+
+    def forget_slot(self, slot_id: str) -> None:
         """Drop a deleted slot, and its state once that state's last owned child is gone
-        (the host deleted it with that child). Holds the lock."""
-        state = self._slots.pop(slot_id, None)
-        children = self._children.get(state) if state is not None else None
-        if children is not None:
-            children.discard(slot_id)
-            if not children:
-                del self._children[state]
-                self._states.pop(state, None)
+        (the host deleted it with that child)."""
+        with self._lock:
+            state = self._slots.pop(slot_id, None)
+            children = self._children.get(state) if state is not None else None
+            if children is not None:
+                children.discard(slot_id)
+                if not children:
+                    del self._children[state]
+                    self._states.pop(state, None)
+
+    def forget_state(self, state_id: str) -> None:
+        """Drop a deleted saved state."""
+        with self._lock:
+            self._states.pop(state_id, None)
+            self._children.pop(state_id, None)
 
     def owns_slot(self, slot_id: str) -> bool:
         with self._lock:
@@ -105,101 +114,36 @@ class Session:
         with self._lock:
             return list(self._slots), list(self._states)
 
-    # -- deletion ---------------------------------------------------------------------------
+    def begin_close(self, timeout: float | None) -> float | None:
+        """Mark closed; the deadline of the cleanup (None: it was closed already)."""
+        with self._lock:
+            if self._closed:
+                return None
+            self._closed = True
+        budget = self.close_timeout if timeout is None else max(0.0, float(timeout))
+        return time.monotonic() + budget
+
+
+class Session(Ledger):
+    """A `Ledger` with the sync transport it talks through."""
+
+    def __init__(self, http: Transport, close_timeout: float = CLOSE_TIMEOUT_S) -> None:
+        super().__init__(close_timeout)
+        self.http = http
 
     def delete_slot(self, slot_id: str, deadline: float | None = None) -> bool:
         """Delete a slot; False when it was already gone (404). ``deadline`` (monotonic)
         bounds the whole call."""
-        try:
-            self.http.request("DELETE", W.slot_path(slot_id), deadline=deadline)
-        except NotFound:
-            deleted = False
-        else:
-            deleted = True
-        with self._lock:
-            self._forget_slot(slot_id)
-        return deleted
+        return self.http.run(_ops.delete_slot(self, slot_id, deadline))
 
     def delete_state(self, state_id: str, deadline: float | None = None) -> bool:
         """Delete a saved state; False when it was already gone (404). ``deadline``
         (monotonic) bounds the whole call."""
-        try:
-            self.http.request("DELETE", W.state_path(state_id), deadline=deadline)
-        except NotFound:
-            deleted = False
-        else:
-            deleted = True
-        with self._lock:
-            self._states.pop(state_id, None)
-            self._children.pop(state_id, None)
-        return deleted
-
-    def _settle(self, deadline: float | None = None) -> list[DrumsError]:
-        """Replay each unsettled create or fork with its key and own what the host made."""
-        with self._lock:
-            unsettled, self._unsettled = self._unsettled, []
-        errors: list[DrumsError] = []
-        for kind, path, body, key in unsettled:
-            try:
-                reply = self.http.json(
-                    "POST", path, json=body, idempotency_key=key, deadline=deadline
-                )
-            except DrumsError as exc:
-                errors.append(exc)
-                continue
-            if kind == "slot":
-                if isinstance(reply.get(W.F_ID), str):
-                    self.own_slot(reply[W.F_ID])
-                continue
-            state, children = reply.get(W.F_STATE), reply.get(W.F_CHILDREN)
-            if isinstance(state, str):
-                self.own_state(state)
-            for child in children if isinstance(children, list) else []:
-                if (
-                    isinstance(child, dict)
-                    and isinstance(child.get(W.F_ID), str)
-                    and child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING
-                ):
-                    self.own_slot(child[W.F_ID])
-        return errors
+        return self.http.run(_ops.delete_state(self, state_id, deadline))
 
     def delete_many(self, delete: Callable[[T], Any], items: Iterable[T]) -> list[DrumsError]:
         """Run `delete` over `items` concurrently; answer the errors (every item is tried)."""
-        ids = list(items)
-        if not ids:
-            return []
-        errors: list[DrumsError] = []
-
-        def one(item: T) -> None:
-            try:
-                delete(item)
-            except DrumsError as exc:
-                errors.append(exc)
-
-        if len(ids) == 1:
-            one(ids[0])
-            return errors
-        try:
-            pool = ThreadPoolExecutor(max_workers=min(16, len(ids)),
-                                      thread_name_prefix="drums-delete")
-        except RuntimeError:  # pragma: no cover - interpreter shutting down
-            pool = None
-        if pool is None:
-            for item in ids:
-                one(item)
-            return errors
-        try:
-            futures = []
-            for item in ids:
-                try:
-                    futures.append(pool.submit(one, item))
-                except RuntimeError:  # interpreter shutdown: no new threads
-                    one(item)
-            for future in futures:
-                future.result()
-        finally:
-            pool.shutdown(wait=True)
-        return errors
+        return _ops.errors_of(self.http.concurrently(delete, list(items)))
 
     def close(self, timeout: float | None = None) -> None:
         """Delete every slot and saved state still owned, then close the transport. Idempotent.
@@ -209,27 +153,11 @@ class Session:
         (a lease bounds what is left behind), never raised: this also runs at interpreter
         exit.
         """
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        budget = self.close_timeout if timeout is None else max(0.0, float(timeout))
-        deadline = time.monotonic() + budget
+        deadline = self.begin_close(timeout)
+        if deadline is None:
+            return
         try:
             if not self.http.closed:
-                # Cleanup must not hang (it may run at interpreter exit, after the host is
-                # gone): a short retry budget within a deadline, then leases bound the rest.
-                self.http.max_retries = min(self.http.max_retries, _CLOSE_MAX_RETRIES)
-                self.http.retry_budget = min(self.http.retry_budget, _CLOSE_RETRY_BUDGET_S)
-                errors = self._settle(deadline)
-                slots, states = self.owned()
-                errors += self.delete_many(lambda s: self.delete_slot(s, deadline), slots)
-                errors += self.delete_many(lambda s: self.delete_state(s, deadline), states)
-                if errors:
-                    logger.warning(
-                        "drums client close: cleanup failed: %d of %d deletions at %s did not "
-                        "go through (first: %s); their leases bound what is left",
-                        len(errors), len(slots) + len(states), self.http.where, errors[0],
-                    )
+                self.http.run(_ops.close_session(self, self.http, deadline))
         finally:
             self.http.close()

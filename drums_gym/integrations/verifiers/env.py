@@ -1,31 +1,30 @@
 """`DrumsEnv`: verifiers' Env whose episodes drive a Drums desktop turn by turn.
 
 Each turn the player model gets the screen (a screenshot, and the accessibility tree as
-text) and answers one action; the env runs it on the desktop (in a worker thread: the
-Drums env is synchronous) until DONE/FAIL or ``max_steps``; the checker's score is the
-trace's reward. An INVALID episode (the host flagged it) raises
-:class:`InvalidEpisodeError`, so verifiers records an errored rollout: out of the
-headline mean, retried under ``--env.retries``; never a 0.
+text) and answers one action; the env runs it on the desktop through the async Drums
+client (`drums_gym.client.AsyncClient`, on verifiers' own event loop: no threads) until
+DONE/FAIL or ``max_steps``; the checker's score is the trace's reward. An INVALID episode
+(the host flagged it, or the host failed) raises :class:`InvalidEpisodeError`, so
+verifiers records an errored rollout: out of the headline mean, retried under
+``--env.retries``; never a 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import logging
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-import numpy as np
 import verifiers.v1 as vf
 from pydantic import Field
 
-from ...client import Client, connect
-from ...envs import DrumsDesktopEnv
+from ...actions.control import parse_control
+from ...client import ActionError, AsyncClient, AsyncSlot, DrumsError, InvalidRequest, aconnect
+from ...envs._episode import _reason_of as reason_of
 from .._code import completion_code
-from .._observation import linearize_tree, screenshot_image
-from .._validity import validity
+from .._observation import linearize_tree
 from .taskset import DrumsTask
 
 __all__ = ["DrumsEnv", "DrumsEnvConfig", "InvalidEpisodeError", "in_thread"]
@@ -44,12 +43,14 @@ class InvalidEpisodeError(RuntimeError):
         self.reason = reason
 
 
-async def in_thread(fn: Callable[..., T], *args: Any) -> T:
-    """Run one blocking call of the sync Drums env off the event loop.
+#: seconds a WAIT action waits (as the Drums env's default), and for gates at most
+WAIT_S = 1.0
+WAIT_TIMEOUT_S = 120.0
 
-    The one seam between verifiers' asyncio and the synchronous client: an async
-    client can replace this function without touching the episode loop.
-    """
+
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Run one blocking call off the event loop (e.g. the sync Drums env from verifiers
+    code). `DrumsEnv` itself needs none: it talks to the host with the async client."""
     return await asyncio.to_thread(fn, *args)
 
 
@@ -70,92 +71,101 @@ class DrumsEnvConfig(vf.EnvConfig):
     """Desktop height in pixels (default: the task's)."""
 
 
-def _png_data_url(frame: np.ndarray) -> str:
-    buffer = io.BytesIO()
-    screenshot_image(frame).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
 class DrumsEnv(vf.Env[DrumsEnvConfig]):
     """A Drums desktop per episode; the player model acts, the desktop's checker scores."""
 
     def __init__(self, config: DrumsEnvConfig) -> None:
         super().__init__(config)
-        self._client: Client | None = None
+        self._client: AsyncClient | None = None
 
     async def start(self) -> None:
         url = getattr(self.taskset.config, "url", None)
-        self._client = await in_thread(connect, url)
+        self._client = await aconnect(url)
 
     async def stop(self) -> None:
         client, self._client = self._client, None
         if client is not None:
-            await in_thread(client.close)
+            await client.aclose()
 
     # ------------------------------------------------------------------ one episode
     async def run(self, task: DrumsTask, agents: vf.Agents) -> None:
-        desktop = await in_thread(self._desktop, task.data.drums_task)
-        try:
-            obs, info = await in_thread(desktop.reset)
-            _raise_if_invalid(info)
-            # the env opens the conversation itself, with the screen (the prompt is nulled)
-            opening = type(task)(task.data.model_copy(update={"prompt": None}), task.config)
-            score: float | None = None
-            async with agents.player.interaction(opening) as chat:
-                head = f"{task.data.prompt}\n\nStep 0 of {desktop.max_steps}."
-                segment = await chat.turn(self._message(head, obs, info))
-                while not segment.terminated:
-                    action = completion_code(segment.last_reply) or "WAIT"
-                    obs, reward, terminated, truncated, info = await in_thread(
-                        desktop.step, action
-                    )
-                    _raise_if_invalid(info)
-                    if terminated or truncated:
-                        score = float(reward)
-                        break
-                    status = f"Step {info['step']} of {desktop.max_steps}."
-                    if info.get("action_error"):
-                        status += f" The action was not run: {info['action_error']}"
-                    segment = await chat.turn(self._message(status, obs, info))
-            if score is None:  # the model stopped answering: verify the desktop as it is
-                score = await in_thread(self._verify_now, desktop)
-            chat.trace.record_reward("drums_score", score, 1.0)
-        finally:
-            await in_thread(desktop.close)
-
-    # ------------------------------------------------------------------ helpers
-    def _desktop(self, task_id: str) -> DrumsDesktopEnv:
         if self._client is None:
             raise RuntimeError("DrumsEnv.run() outside serving(): start() made no client")
         width, height = self.config.screen_width, self.config.screen_height
-        return DrumsDesktopEnv(
-            task_id,
-            client=self._client,
-            max_steps=self.config.max_steps,
-            screen=(width, height) if width and height else None,
-            accessibility=self.config.observation != "screenshot",
-        )
+        try:
+            async with await self._client.create(
+                task.data.drums_task, screen=(width, height) if width and height else None
+            ) as desktop:
+                await self._play(desktop, task, agents)
+        except DrumsError as exc:  # the host failed the episode: errored, never a 0
+            raise _invalid(reason_of(exc)) from exc
 
-    def _message(self, status: str, obs: np.ndarray, info: dict) -> list[dict[str, Any]]:
+    async def _play(self, desktop: AsyncSlot, task: DrumsTask, agents: vf.Agents) -> None:
+        episode = await desktop.wait_episode(timeout=WAIT_TIMEOUT_S)
+        if not episode.valid:
+            raise _invalid(episode.invalid_reason or episode.status)
+        max_steps = self.config.max_steps
+        # the env opens the conversation itself, with the screen (the prompt is nulled)
+        opening = type(task)(task.data.model_copy(update={"prompt": None}), task.config)
+        score: float | None = None
+        async with agents.player.interaction(opening) as chat:
+            head = f"{task.data.prompt}\n\nStep 0 of {max_steps}."
+            segment = await chat.turn(await self._message(desktop, head))
+            steps = 0
+            while not segment.terminated:
+                action = completion_code(segment.last_reply) or "WAIT"
+                steps += 1
+                refused = await _act(desktop, action)
+                if parse_control(action) in ("DONE", "FAIL") or steps >= max_steps:
+                    score = await _score(desktop)
+                    break
+                status = f"Step {steps} of {max_steps}."
+                if refused:
+                    status += f" The action was not run: {refused}"
+                segment = await chat.turn(await self._message(desktop, status))
+        if score is None:  # the model stopped answering: verify the desktop as it is
+            score = await _score(desktop)
+        chat.trace.record_reward("drums_score", score, 1.0)
+
+    # ------------------------------------------------------------------ helpers
+    async def _message(self, desktop: AsyncSlot, status: str) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = [{"type": "text", "text": status}]
         if self.config.observation != "screenshot":
-            tree = linearize_tree(info.get("accessibility"))
+            tree = linearize_tree((await desktop.accessibility()).get("tree"))
             parts.append({"type": "text", "text": f"The screen's accessibility tree:\n{tree}"})
         if self.config.observation != "accessibility":
-            parts.append({"type": "image_url", "image_url": {"url": _png_data_url(obs)}})
+            png = (await desktop.observe("png")).data  # the host's PNG as it came
+            url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+            parts.append({"type": "image_url", "image_url": {"url": url}})
         return [{"role": "user", "content": parts}]
 
-    @staticmethod
-    def _verify_now(desktop: DrumsDesktopEnv) -> float:
-        assert desktop.slot is not None
-        reward = desktop.slot.verify(strict=False)
-        if not reward.valid:
-            raise InvalidEpisodeError(reward.reason or "invalid")
-        return float(reward.score)
+
+async def _act(desktop: AsyncSlot, action: str) -> str | None:
+    """Run one action; why the host refused it (the agent's mistake, data), else None.
+    An episode the action found invalid raises."""
+    control = parse_control(action)
+    try:
+        result = await desktop.step(action)
+    except ActionError as exc:  # a control word refused: a host from before them
+        return None if control else exc.message
+    except InvalidRequest as exc:
+        return exc.message
+    except ValueError as exc:  # refused before sending (text that is not UTF-8)
+        return str(exc)
+    if result.episode.invalid:
+        raise _invalid(result.episode.invalid_reason or "invalid")
+    if control == "WAIT":
+        await asyncio.sleep(WAIT_S)
+    return None
 
 
-def _raise_if_invalid(info: dict) -> None:
-    valid, reason = validity(info)
-    if not valid:
-        log.info("invalid Drums episode: an errored rollout, not a 0: %s", reason)
-        raise InvalidEpisodeError(reason or "invalid")
+async def _score(desktop: AsyncSlot) -> float:
+    reward = await desktop.verify(strict=False, timeout=WAIT_TIMEOUT_S)
+    if not reward.valid:
+        raise _invalid(reward.reason or "invalid")
+    return float(reward.score)
+
+
+def _invalid(reason: str) -> InvalidEpisodeError:
+    log.info("invalid Drums episode: an errored rollout, not a 0: %s", reason)
+    return InvalidEpisodeError(reason)
