@@ -9,6 +9,8 @@ host sends.
 
 from __future__ import annotations
 
+import email.utils
+import time
 from urllib.parse import quote
 
 __all__ = [
@@ -150,6 +152,7 @@ __all__ = [
     "VERIFY_SUFFIX",
     "WAIT",
     "field_names",
+    "parse_retry_after",
     "slot_accessibility_path",
     "slot_actions_path",
     "slot_branch_path",
@@ -410,6 +413,23 @@ CONTROL_WORDS = (DONE, FAIL, WAIT)
 LAST_ACTION_CODE = "code"
 
 API_VERSION = "v1"
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """A ``Retry-After`` header in seconds: delta-seconds or an HTTP date (None if absent
+    or unreadable). Both sides of the wire, and the model servers' clients, read it so."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def field_names() -> frozenset[str]:

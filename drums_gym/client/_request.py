@@ -17,7 +17,6 @@ exponential with full jitter unless the host says how long to wait
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import math
 import random
@@ -49,7 +48,6 @@ __all__ = [
     "default_timeout",
     "exchange",
     "parse_json",
-    "parse_retry_after",
     "user_agent",
 ]
 
@@ -99,22 +97,6 @@ def user_agent() -> str:
 
     pkg = sys.modules.get("drums_gym")
     return f"drums-gym/{getattr(pkg, '__version__', '0+unknown')}"
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """`Retry-After` as seconds: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _check_seconds(value: Any, name: str, *, positive: bool) -> float:
@@ -233,7 +215,7 @@ class Policy:
             response.status_code,
             body,
             reason=response.reason_phrase,
-            retry_after_header=parse_retry_after(response.headers.get(W.H_RETRY_AFTER)),
+            retry_after_header=W.parse_retry_after(response.headers.get(W.H_RETRY_AFTER)),
             method=method,
             path=path,
         )

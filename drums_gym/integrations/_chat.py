@@ -9,7 +9,6 @@ The API key is sent as ``Authorization: Bearer ...`` and removed from every erro
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from collections.abc import Iterable, Mapping
@@ -18,7 +17,9 @@ from typing import Any
 
 import httpx
 
-__all__ = ["ChatClient", "ChatError", "Completion", "retry_after_s"]
+from ..protocol import H_RETRY_AFTER, parse_retry_after
+
+__all__ = ["ChatClient", "ChatError", "Completion"]
 
 #: statuses worth another attempt
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -42,22 +43,6 @@ class ChatError(Exception):
         self.message = message
         self.transient = transient
         self.retry_after = retry_after
-
-
-def retry_after_s(value: str | None) -> float | None:
-    """A ``Retry-After`` header in seconds (delta-seconds or an HTTP date), else None."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _tokens(usage: Any, key: str) -> int | None:
@@ -123,7 +108,7 @@ class ChatClient:
             self.redact(f"the model server answered HTTP {response.status_code}{hint}: "
                         f"{detail}"),
             transient=response.status_code in TRANSIENT_STATUSES or response.status_code >= 500,
-            retry_after=retry_after_s(response.headers.get("Retry-After")),
+            retry_after=parse_retry_after(response.headers.get(H_RETRY_AFTER)),
         )
 
     def _completion(self, response: httpx.Response) -> Completion:
