@@ -258,7 +258,7 @@ class Transport:
     def _delay(self, attempt: int, hint: float | None) -> float:
         if hint is not None:
             return hint * (1.0 + 0.1 * self._rand())  # a little spread against herds
-        return self._rand() * min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * (2**attempt))
+        return self._rand() * min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * (2.0**attempt))
 
     def _redact(self, text: str) -> str:
         if self._token and self._token in text:

@@ -90,7 +90,7 @@ class Session:
         (the host deleted it with that child). Holds the lock."""
         state = self._slots.pop(slot_id, None)
         children = self._children.get(state) if state is not None else None
-        if children is not None:
+        if state is not None and children is not None:
             children.discard(slot_id)
             if not children:
                 del self._children[state]

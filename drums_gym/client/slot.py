@@ -242,7 +242,8 @@ class Slot:
                     f"GET {path}: raw screenshot has {len(data)} bytes, expected "
                     f"{width * height * 3} ({width}x{height}x3)"
                 )
-            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
+            # numpy >= 2.3 types .copy() as Self, which reads as Any under python_version 3.10
+            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()  # type: ignore[no-any-return, unused-ignore]
         screen = base[1]
         offset = 0
         for box in filter(None, boxes.split(";")):
