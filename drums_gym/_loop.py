@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: the policy contract: (screenshot, instruction[, info]) -> one action string
-Policy = Callable[[np.ndarray, str], str]
+Policy = Callable[..., str]
 
 #: the action of a member whose episode is over or invalid: the vector env ignores it
 #: (an ended member sits out; an invalid one ends without acting)
@@ -95,7 +95,7 @@ def call_policy(
     """
     try:
         if _wants_info(policy):
-            return policy(observation, instruction, info if info is not None else {})  # type: ignore[call-arg]
+            return policy(observation, instruction, info if info is not None else {})
         return policy(observation, instruction)
     except Exception as exc:  # user code: report it as one line naming the spec
         raise PolicyError(f"policy {spec!r} raised {type(exc).__name__}: {exc}") from exc

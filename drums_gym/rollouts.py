@@ -194,7 +194,7 @@ def iter_groups(
                 actions = members.actions(obs, instructions, infos, live & ~done)
                 obs, rewards, terminations, truncations, infos = vec.step(actions)
                 step += 1
-                for i in np.flatnonzero(~done):
+                for i in map(int, np.flatnonzero(~done)):
                     if info_at(infos, "action_error", i) is not None:
                         errors[i] += 1
                     if terminations[i] or truncations[i]:

@@ -256,7 +256,8 @@ def _key_up(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
 def _hotkey(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
     keys = _keys(a["keys"])
     interval = _float(a["interval"])
-    sequence: list[Event] = [KeyDown(k) for k in keys] + [KeyUp(k) for k in reversed(keys)]
+    sequence: list[Event] = [KeyDown(k) for k in keys]
+    sequence += [KeyUp(k) for k in reversed(keys)]
     for i, event in enumerate(sequence):
         if i and interval > 0:
             yield Sleep(interval)

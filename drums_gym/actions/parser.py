@@ -330,7 +330,7 @@ def _literal(node: ast.expr) -> LiteralValue:
     if isinstance(node, ast.Constant):
         value = node.value
         if value is None or isinstance(value, (bool, int, float, str)):
-            return value  # type: ignore[no-any-return]
+            return value
         kind = "Ellipsis (...)" if value is Ellipsis else f"{type(value).__name__} literal"
         _fail(node, "literal", f"{kind} is not allowed (literals are int, float, str, bool, None)")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -345,10 +345,10 @@ def _literal(node: ast.expr) -> LiteralValue:
         return tuple(_literal(element) for element in node.elts)
     if isinstance(node, ast.JoinedStr):
         parts: list[str] = []
-        for value in node.values:
-            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        for part in node.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
                 _fail(node, "f-string", "f-string with expressions is not allowed")
-            parts.append(value.value)
+            parts.append(part.value)
         return "".join(parts)
     _refuse(node, in_argument=True)
 

@@ -352,7 +352,7 @@ def _is_factory(fn: Any) -> bool:
 def _instantiate(target: Any, seed: int, spec: str) -> Any:
     """Apply the loading rule: classes are instantiated, seed factories called."""
     try:
-        if inspect.isclass(target):
+        if isinstance(target, type):  # inspect.isclass, which types it type[object]
             return target(seed=seed) if _takes_seed(target) else target()
         if _is_factory(target):
             return target(seed=seed)

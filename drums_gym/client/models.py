@@ -311,7 +311,8 @@ class Observation:
                     f"raw screenshot has {len(self.data)} bytes, expected {expected} "
                     f"({self.width}x{self.height}x3)"
                 )
-            return np.frombuffer(self.data, dtype=np.uint8).reshape(
+            # numpy >= 2.3 types .copy() as Self, which reads as Any under python_version 3.10
+            return np.frombuffer(self.data, dtype=np.uint8).reshape(  # type: ignore[no-any-return, unused-ignore]
                 self.height, self.width, 3
             ).copy()
         try:

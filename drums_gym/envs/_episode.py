@@ -75,7 +75,8 @@ class EpisodeRunner:
     def _last_frame(self) -> np.ndarray:
         if self.last_obs is None:
             return blank_frame(self.height, self.width)
-        return self.last_obs.copy()
+        # numpy >= 2.3 types .copy() as Self, which reads as Any under python_version 3.10
+        return self.last_obs.copy()  # type: ignore[no-any-return, unused-ignore]
 
     def _flag(self, reason: str) -> None:
         self.valid, self.invalid_reason = False, reason

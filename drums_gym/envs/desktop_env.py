@@ -7,7 +7,7 @@ import math
 import string
 import sys
 import time
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -121,7 +121,8 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         >>> env.close()                                           # doctest: +SKIP
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 2}
+    # not a ClassVar: gymnasium.Env declares metadata an instance attribute
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}  # noqa: RUF012
 
     def __init__(
         self,
@@ -288,12 +289,13 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             raise RuntimeError("call reset() before step()")
         return self._runner.step(action).astuple()
 
-    def render(self) -> np.ndarray | None:  # type: ignore[override]
+    def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":
             return None
         if self._runner is None or self._runner.last_obs is None:
             return None
-        return self._runner.last_obs.copy()
+        # numpy >= 2.3 types .copy() as Self, which reads as Any under python_version 3.10
+        return self._runner.last_obs.copy()  # type: ignore[no-any-return, unused-ignore]
 
     def close(self) -> None:
         """Delete the desktop (and close the client the env made). Idempotent.

@@ -175,7 +175,8 @@ class DrumsForkVectorEnv(VectorEnv):
         """Start a new group from the fork point (all children, or ``options["reset_mask"]``)."""
         if self._closed:
             raise RuntimeError("the vector env is closed")
-        super().reset(seed=seed)
+        # gymnasium seeds this env's own RNG from an int only (a list of seeds is per member)
+        super().reset(seed=seed if isinstance(seed, int) else None)
         mask = None if options is None else options.get("reset_mask")
         if mask is None:
             indices = list(range(self.num_envs))
@@ -372,8 +373,10 @@ def make_fork_vector(
     """
     if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): one limit
         own = env_kwargs.get("max_steps")
-        explicit = isinstance(own, int) and not isinstance(own, DefaultMaxSteps)
-        env_kwargs["max_steps"] = min(own, max_episode_steps) if explicit else max_episode_steps
+        explicit = own if isinstance(own, int) and not isinstance(own, DefaultMaxSteps) else None
+        env_kwargs["max_steps"] = (
+            min(explicit, max_episode_steps) if explicit is not None else max_episode_steps
+        )
     parent = DrumsDesktopEnv(task=task, **env_kwargs)
     try:
         parent.reset()

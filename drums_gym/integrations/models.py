@@ -247,7 +247,7 @@ class OpenAIPolicy:
         record["model_latency_s"] = time.perf_counter() - start
         self._step += 1
         if completion is None:
-            action = self.on_error
+            action: str = self.on_error
             if not self._failing:  # once per run of failures, not once per step
                 log.warning("drums-gym: model %s: policy error at step %d (answering %s "
                             "until it answers again): %s", self.model, self._step, action,

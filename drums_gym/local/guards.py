@@ -137,7 +137,7 @@ def guarded_h11(header_timeout_s: float, max_connections: int) -> type:
     """uvicorn's ``H11Protocol`` with a header read timeout and a connection cap."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class GuardedH11Protocol(H11Protocol):  # type: ignore[misc]
+    class GuardedH11Protocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]

@@ -119,8 +119,8 @@ class LocalHost:
             h11_max_incomplete_event_size=MAX_HEAD_BYTES,
             http=guarded_h11(limits.header_timeout_s, limits.max_connections),
         )
+        # uvicorn (>= 0.29) installs its signal handlers only on the main thread: not here
         server = uvicorn.Server(config)
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         self._server = server
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="drums-local-host", daemon=True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .. import protocol as P
@@ -64,7 +65,7 @@ class Workspaces:
         self._all: OrderedDict[str, Workspace] = OrderedDict()  # least recently used first
         self.live = 0  # desktops running or being built, over all workspaces
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Workspace]:
         return iter(list(self._all.values()))
 
     def __len__(self) -> int:

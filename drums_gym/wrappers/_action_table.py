@@ -125,9 +125,9 @@ def vector_screen_of(envs: Any) -> tuple[int, int]:
     """``(width, height)`` of the desktops under the vector env ``envs``: the fork
     parent's, a sync vector env's first sub-env's, else the unwrapped single space's."""
     base = envs.unwrapped
-    parent = getattr(base, "parent", None)
-    if getattr(parent, "screen", None) is not None:
-        return parent.screen
+    screen = getattr(getattr(base, "parent", None), "screen", None)
+    if screen is not None:
+        return screen
     subs = getattr(base, "envs", None)
     if subs:
         return screen_of(subs[0])

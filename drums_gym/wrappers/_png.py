@@ -49,6 +49,7 @@ def encode_png(frame: np.ndarray, level: int = 1) -> bytes:
     return (
         _SIGNATURE
         + _chunk(b"IHDR", header)
-        + _chunk(b"IDAT", zlib.compress(filtered, level))
+        # numpy declares ndarray.__buffer__ only for Python >= 3.12 (PEP 688); it is a buffer
+        + _chunk(b"IDAT", zlib.compress(filtered, level))  # type: ignore[arg-type]
         + _chunk(b"IEND", b"")
     )

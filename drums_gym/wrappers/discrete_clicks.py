@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 
 from ._action_table import DEFAULT_KEYS, ActionTable, pair, screen_of
@@ -13,7 +14,9 @@ from ._action_table import DEFAULT_KEYS, ActionTable, pair, screen_of
 __all__ = ["DEFAULT_KEYS", "DiscreteClicks"]
 
 
-class DiscreteClicks(gym.ActionWrapper[Any, int, str], gym.utils.RecordConstructorArgs):
+class DiscreteClicks(
+    gym.ActionWrapper[Any, int | np.integer, str], gym.utils.RecordConstructorArgs
+):
     """Integer actions for libraries without text action spaces.
 
     The screen is cut into ``grid = (cols, rows)`` cells; the actions are, in this order:
@@ -70,7 +73,7 @@ class DiscreteClicks(gym.ActionWrapper[Any, int, str], gym.utils.RecordConstruct
         self.meanings: tuple[str, ...] = table.meanings
         self.action_space = spaces.Discrete(len(table))
 
-    def action(self, action: int) -> str:
+    def action(self, action: int | np.integer) -> str:
         """The pyautogui string (or control word) of the integer ``action``."""
         return self.table.code(action)
 

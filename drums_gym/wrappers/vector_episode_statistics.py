@@ -75,7 +75,8 @@ class DrumsVectorEpisodeStatistics(VectorWrapper, EpisodeTally):
         mask = np.ones(self.num_envs, dtype=bool)
         if options is not None and "reset_mask" in options:  # read first: envs pop it
             mask = np.asarray(options["reset_mask"], dtype=bool)
-        obs, infos = self.env.reset(seed=seed, options=options)
+        # VectorEnv.reset is annotated seed: int | None; its implementations take a list too
+        obs, infos = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
         self._restart(np.flatnonzero(mask), infos)
         return obs, infos
 

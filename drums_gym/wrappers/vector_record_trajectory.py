@@ -98,10 +98,11 @@ class VectorRecordTrajectory(VectorWrapper):
         mask = np.ones(self.num_envs, dtype=bool)
         if options is not None and "reset_mask" in options:  # read first: envs may pop it
             mask = np.asarray(options["reset_mask"], dtype=bool)
-        for i in np.flatnonzero(mask):
+        for i in map(int, np.flatnonzero(mask)):
             self.writers[i].finish()
-        obs, infos = self.env.reset(seed=seed, options=options)
-        for i in np.flatnonzero(mask):
+        # VectorEnv.reset is annotated seed: int | None; its implementations take a list too
+        obs, infos = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
+        for i in map(int, np.flatnonzero(mask)):
             info = member_info(infos, i, keep_none=True)
             self.writers[i].start()
             self.writers[i].record(_frame(obs, i), None, None, False, False, info)

@@ -65,7 +65,8 @@ class VectorWithInstruction(VectorWrapper):
         mask = np.ones(self.num_envs, dtype=bool)
         if options is not None and "reset_mask" in options:  # read first: envs may pop it
             mask = np.asarray(options["reset_mask"], dtype=bool)
-        obs, infos = self.env.reset(seed=seed, options=options)
+        # VectorEnv.reset is annotated seed: int | None; its implementations take a list too
+        obs, infos = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
         self._update(infos, fallback=mask)
         return self._observation(obs), infos
 
@@ -89,9 +90,9 @@ class VectorWithInstruction(VectorWrapper):
 
     def _unwrapped_instruction(self, i: int) -> str:
         base = self.env.unwrapped
-        parent = getattr(base, "parent", None)
-        if isinstance(getattr(parent, "instruction", None), str):
-            return parent.instruction
+        instruction = getattr(getattr(base, "parent", None), "instruction", None)
+        if isinstance(instruction, str):
+            return instruction
         subs = getattr(base, "envs", None)
         if subs:
             value = getattr(subs[i].unwrapped, "instruction", None)

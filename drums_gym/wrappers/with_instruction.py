@@ -97,7 +97,9 @@ class WithInstruction(
             instruction = getattr(self.env.unwrapped, "instruction", "")
         self._instruction = str(instruction)
         warn_if_outside(self._text, self._instruction)
-        return self.observation(obs), info
+        # gymnasium annotates Wrapper.env as Env[WrapperObsType, ...] (the outer types, not the
+        # inner env's): obs is the inner screenshot, what observation() takes
+        return self.observation(obs), info  # type: ignore[arg-type]
 
     def observation(self, observation: np.ndarray) -> dict[str, Any]:
         """The screenshot and the current instruction."""

@@ -50,6 +50,8 @@ class DrumsMonitor(Monitor):
         (0.0, 0)
     """
 
+    needs_reset: bool  # Monitor's (set in its __init__); SB3 is untyped here
+
     def __init__(
         self,
         env: gym.Env,

@@ -133,10 +133,10 @@ class DrumsVecEnv(VecEnv):
         if dones.any():
             new_obs, new_infos = self.venv.reset(options={"reset_mask": dones})
             fresh = split_infos(new_infos, self.num_envs)
-            for i in np.flatnonzero(dones):
+            for i in map(int, np.flatnonzero(dones)):
                 obs[i] = new_obs[i]
                 self.reset_infos[i] = fresh[i]
-                self._start_episode(int(i), fresh[i])
+                self._start_episode(i, fresh[i])
         return obs, rewards, dones, out
 
     def close(self) -> None:
@@ -166,7 +166,9 @@ class DrumsVecEnv(VecEnv):
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         frames = self.venv.render()
-        return list(frames) if frames is not None else [None] * self.num_envs
+        if frames is None:
+            return [None] * self.num_envs
+        return [frame if isinstance(frame, np.ndarray) else None for frame in frames]
 
     # ------------------------------------------------------------------ the monitor
     def _start_episode(self, i: int, info: dict[str, Any]) -> None:

@@ -91,7 +91,8 @@ class DrumsCodeReward:
         try:
             _, info = env.reset()
             if not validity(info)[0]:
-                return self._invalid(validity(info)[1])
+                self._invalid(validity(info)[1])
+                return None
             control = parse_control(code)
             actions = [control] if control in ("DONE", "FAIL") else [code, "DONE"] if code else [
                 "DONE"
@@ -100,18 +101,19 @@ class DrumsCodeReward:
                 _, reward, terminated, truncated, info = env.step(action)
                 valid, reason = validity(info)
                 if not valid:
-                    return self._invalid(reason)
+                    self._invalid(reason)
+                    return None
                 if terminated or truncated:
                     return float(reward)
             return None  # not reached: DONE ends the episode
         except DrumsError as exc:
-            return self._invalid(f"host_error:{getattr(exc, 'code', type(exc).__name__)}")
+            self._invalid(f"host_error:{getattr(exc, 'code', type(exc).__name__)}")
+            return None
         finally:
             env.close()
 
     def _invalid(self, reason: str | None) -> None:
         log.info("invalid episode: reward None (left out of TRL's statistics): %s", reason)
-        return None
 
     def close(self) -> None:
         """Close the client if it was made here."""

@@ -96,6 +96,7 @@ def wrap(text: str, f: Font, width: float, max_lines: int) -> list[str]:
 
 
 def rounded(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], r: int,
-            fill: object = None, outline: object = None, width: int = 1) -> None:
+            fill: tuple[int, ...] | None = None, outline: tuple[int, ...] | None = None,
+            width: int = 1) -> None:
     """A rounded rectangle (thin wrapper keeping call sites short)."""
     draw.rounded_rectangle(box, radius=r, fill=fill, outline=outline, width=width)

@@ -81,7 +81,7 @@ BUNDLED: tuple[str, ...] = (
 
 def bundled_tasks() -> list[Task]:
     """The tasks shipped in the package (``data/os/<id>.json``)."""
-    folder = resources.files(__package__).joinpath("data", "os")
+    folder = resources.files(__package__) / "data" / "os"
     out = []
     for task_id in BUNDLED:
         with resources.as_file(folder.joinpath(f"{task_id}.json")) as path:

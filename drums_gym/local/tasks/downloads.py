@@ -45,7 +45,7 @@ BY_KIND: dict[str, Callable[[str], bytes]] = {
 
 def script(task_id: str, name: str) -> bytes | None:
     """The reconstructed script ``name`` of task ``task_id``, if drums-gym has one."""
-    folder = resources.files(__package__).joinpath("data", "scripts", task_id[:8].lower())
+    folder = resources.files(__package__) / "data" / "scripts" / task_id[:8].lower()
     entry = folder.joinpath(name)
     return entry.read_bytes() if name and "/" not in name and entry.is_file() else None
 

@@ -76,6 +76,7 @@ def load_steps(raw: Any, source: str, task_id: str, where: str) -> tuple[Step, .
             STEPS.lookup(kind, source)
         except TaskFileError as exc:
             raise TaskFileError(source, f"{at}: {exc.problem}") from None
+        kind = str(kind)  # a known step name: lookup refused anything else
         params = item.get("parameters", {})
         if not isinstance(params, dict):
             raise TaskFileError(source, f"{at}.parameters must be an object")
