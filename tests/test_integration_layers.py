@@ -18,7 +18,7 @@ INTEGRATIONS = PACKAGE / "integrations"
 ALLOWED = ("drums_gym.envs", "drums_gym.wrappers", "drums_gym.client", "drums_gym.actions",
            "drums_gym.grpo", "drums_gym.evaluation", "drums_gym.rollouts",
            "drums_gym.outcomes", "drums_gym._loop", "drums_gym.accessibility",
-           "drums_gym.registration")
+           "drums_gym.registration", "drums_gym.protocol")
 #: the stacks' libraries: only their own integration module may import them
 LIBRARIES = {"trl": "trl", "transformers": "trl", "datasets": "trl", "torch": None,
              "verifiers": "verifiers", "stable_baselines3": "sb3"}

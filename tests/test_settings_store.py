@@ -20,6 +20,9 @@ UBUNTU_FAVORITES = ("['firefox_firefox.desktop', 'thunderbird.desktop', "
                     "'org.gnome.Nautilus.desktop', 'rhythmbox.desktop', "
                     "'libreoffice-writer.desktop', 'snap-store_ubuntu-software.desktop', "
                     "'yelp.desktop']")
+#: a fresh desktop's dock: Ubuntu's favourites with the Terminal where Rhythmbox is (the
+#: simulator's dock keeps the Terminal one click away); ``gsettings reset`` gives Ubuntu's
+FRESH_FAVORITES = UBUNTU_FAVORITES.replace("'rhythmbox.desktop'", "'org.gnome.Terminal.desktop'")
 
 
 def sh(d: Desktop, line: str) -> tuple[str, str, int]:
@@ -33,7 +36,7 @@ def sh(d: Desktop, line: str) -> tuple[str, str, int]:
     ("org.gnome.desktop.interface", "text-scaling-factor", "1.0"),
     ("org.gnome.desktop.interface", "color-scheme", "'default'"),
     ("org.gnome.desktop.interface", "cursor-size", "24"),
-    ("org.gnome.shell", "favorite-apps", UBUNTU_FAVORITES),
+    ("org.gnome.shell", "favorite-apps", FRESH_FAVORITES),
     ("org.gnome.desktop.notifications", "application-children", "@as []"),
     # OSWorld's image has its screen lock off (the schema's default is true)
     ("org.gnome.desktop.screensaver", "lock-enabled", "false"),
@@ -147,3 +150,9 @@ def test_sudo_gsettings_changes_roots_settings_and_loses_the_change() -> None:
     assert sh(d, "gsettings get org.gnome.desktop.session idle-delay")[0] == "uint32 300\n"
     assert sh(d, "sudo gsettings get org.gnome.desktop.screensaver lock-enabled")[0] == \
         "true\n"  # root's settings: the schema's default, not the user's
+
+
+def test_resetting_the_favourites_gives_ubuntus_list() -> None:
+    d = Desktop()
+    assert sh(d, "gsettings reset org.gnome.shell favorite-apps")[2] == 0
+    assert sh(d, "gsettings get org.gnome.shell favorite-apps")[0] == UBUNTU_FAVORITES + "\n"
