@@ -220,6 +220,7 @@ def test_the_live_view_follows_a_desktop(
         assert "pyautogui.click(142, 98)" in log.nth(0).inner_text()
         assert "pyautogui.hotkey('f2')" in log.nth(1).inner_text()
         assert page.inner_text("#actions") == "2" and page.inner_text("#last") == "code"
+        page.set_viewport_size({"width": 1280, "height": 600})
         save(page, "live-view.png", artifacts)
 
         # every request went with the token in its header, and none carried it in its URL

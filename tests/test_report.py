@@ -235,6 +235,17 @@ def test_write_report_and_the_cli(run_dir: Path, tmp_path: Path, capsys) -> None
     assert write_report(folder) == folder / REPORT_FILE
 
 
+def test_the_eval_hook_never_fails_the_evaluation(run_dir: Path, tmp_path: Path, capsys) -> None:
+    from drums_gym.cli.report import write_report as hook
+
+    folder = tmp_path / "hooked"
+    shutil.copytree(run_dir, folder)
+    assert hook(folder) == folder / REPORT_FILE and (folder / REPORT_FILE).is_file()
+    assert hook(tmp_path / "empty-run") is None
+    err = capsys.readouterr().err
+    assert err.startswith("drums-gym eval: warning: no report written: ") and "empty-run" in err
+
+
 def test_bad_folders_are_named(tmp_path: Path, capsys) -> None:
     assert main(["report", str(tmp_path / "nope")]) == 1
     assert "nope: not a folder" in capsys.readouterr().err

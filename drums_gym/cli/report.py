@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +33,21 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def write_report(directory: str | os.PathLike[str]) -> Path:
-    """The eval CLI's hook: write ``directory/report.html`` and return its path
-    (ReportError when ``directory`` holds no ``episodes.jsonl``)."""
-    return _write(directory)
+def write_report(directory: str | os.PathLike[str], command: str = "eval") -> Path | None:
+    """The eval CLI's hook, called once the run is over: write ``directory/report.html``
+    and return its path. A report that cannot be written never fails the evaluation: it
+    prints one warning line on stderr (naming ``command``) and answers None."""
+    try:
+        return _write(directory)
+    except (ReportError, OSError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"drums-gym {command}: warning: no report written: {message}", file=sys.stderr)
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        path = write_report(args.dir)
+        path = _write(args.dir)
     except (ReportError, OSError) as exc:
         return fail("report", exc)
     print(f"wrote {path} (open it in a browser)")
