@@ -261,3 +261,21 @@ def test_bad_folders_are_named(tmp_path: Path, capsys) -> None:
     # a run still being written: its last line is cut off; the rest shows
     (tmp_path / "episodes.jsonl").write_text('{"task": "t", "valid": true}\n{"task": "t", "va')
     assert len(load_run(tmp_path).episodes) == 1
+
+
+def test_marks_stay_on_a_resized_frame(run_dir: Path, tmp_path: Path) -> None:
+    """Click coordinates are screen pixels: on a frame recorded smaller (ResizeScreenshot),
+    the mark is placed by the screen's size from the reset's accessibility tree."""
+    from PIL import Image
+
+    folder = tmp_path / "resized"
+    shutil.copytree(run_dir, folder)
+    record = folder / rows_of(folder)[0]["record"]
+    with Image.open(record / "step-0000.png", formats=["PNG"]) as image:
+        image.resize((960, 540)).save(record / "step-0000.png")
+    step = load_run(folder).episodes[0].steps[0]
+    assert step.frame_size == (1920, 1080)
+    lines = [json.loads(x) for x in (record / "steps.jsonl").read_text().splitlines()]
+    del lines[0]["info"]["accessibility"]
+    (record / "steps.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert load_run(folder).episodes[0].steps[0].frame_size == (960, 540)  # all it knows

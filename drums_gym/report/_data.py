@@ -49,7 +49,8 @@ class Step:
 
     ``frame`` is the screen the action was chosen on (the previous step's frame), where
     ``clicks`` are marked; ``after`` the screen it led to. Paths are relative to the run's
-    folder (None when the recording has no such frame).
+    folder (None when the recording has no such frame). ``frame_size`` is the size of the
+    screen the click coordinates refer to (the marks are placed as fractions of it).
     """
 
     number: int
@@ -222,7 +223,9 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
     pointer: tuple[int, int] | None = None
     episode.first_frame = frame(0)
     last = episode.first_frame
-    for record_line in _step_lines(steps_file):
+    lines = _step_lines(steps_file)
+    screen = _screen_size(lines)
+    for record_line in lines:
         number = record_line.get("step")
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             continue  # the reset (step 0) has no action
@@ -236,7 +239,7 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
             number=number,
             action=action,
             frame=before,
-            frame_size=size(before),
+            frame_size=screen or size(before),
             after=after,
             clicks=clicks,
             reply=_reply(info),
@@ -249,6 +252,22 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
         if after is not None:
             last = after
     episode.last_frame = last
+
+
+def _screen_size(lines: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """The screen's size from the reset's accessibility tree (its root's ``size``), when
+    recorded: click coordinates are screen pixels, a frame may have been resized."""
+    for line in lines[:1]:
+        info = line.get("info")
+        tree = info.get("accessibility") if isinstance(info, dict) else None
+        size = tree.get("size") if isinstance(tree, dict) else None
+        if (
+            isinstance(size, list)
+            and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+        ):
+            return size[0], size[1]
+    return None
 
 
 def _step_lines(path: Path) -> list[dict[str, Any]]:
