@@ -279,3 +279,13 @@ def test_marks_stay_on_a_resized_frame(run_dir: Path, tmp_path: Path) -> None:
     del lines[0]["info"]["accessibility"]
     (record / "steps.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert load_run(folder).episodes[0].steps[0].frame_size == (960, 540)  # all it knows
+
+
+@pytest.mark.parametrize("name", ["drums_gym.report._clicks", "drums_gym.report._stats"])
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0, result
+

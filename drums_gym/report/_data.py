@@ -115,7 +115,7 @@ class Run:
 
     directory: Path
     summary: dict[str, Any] | None
-    #: the episodes that count (``final``), in file order
+    #: the episodes that count (``final``), by task, then episode
     episodes: list[Episode]
     #: earlier attempts of invalid episodes that were retried (not counted)
     retried: list[Episode]
@@ -144,6 +144,12 @@ def load_run(directory: str | os.PathLike[str]) -> Run:
         episode = Episode(row, line)
         _attach_recording(folder, episode)
         (counted if row.get("final", True) else retried).append(episode)
+    # by task (in the order tasks first appear), then episode and attempt: the file is in
+    # the order episodes finished
+    first: dict[str, int] = {}
+    for episode in counted:
+        first.setdefault(episode.task_short, len(first))
+    counted.sort(key=lambda e: (first[e.task_short], e.index, e.attempt))
     return Run(folder, summary, counted, retried)
 
 

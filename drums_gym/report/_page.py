@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from html import escape
+from itertools import groupby
 from urllib.parse import quote
 
 from .._version import __version__
@@ -176,6 +177,16 @@ def _timings(timings: Mapping[str, float]) -> str:
     return " · ".join(parts) or "–"
 
 
+def _press_text(step: Step) -> str:
+    """``left (142, 98)``, ``left x2 (142, 98)`` (a double click), ... for a step's presses."""
+    parts = []
+    for click, same in groupby(step.clicks):
+        count = len(list(same))
+        times = f" x{count}" if count != 1 else ""
+        parts.append(f"{click.button}{times} ({click.x}, {click.y})")
+    return ", ".join(parts)
+
+
 def _step(step: Step) -> str:
     action = step.action
     text = "(no action)" if action is None else action if isinstance(action, str) else repr(action)
@@ -188,7 +199,7 @@ def _step(step: Step) -> str:
     errors = "".join(
         f'<p class="error"><b>{_e(kind)}:</b> {_e(message)}</p>' for kind, message in step.errors
     )
-    clicks = ", ".join(f"{c.button} ({c.x}, {c.y})" for c in step.clicks)
+    clicks = _press_text(step)
     return (
         f'<article class="step" data-step="{step.number}">'
         f"{_frame(step.frame, step.frame_size, step, f'screen before step {step.number}')}"

@@ -33,7 +33,8 @@ class Stats:
     ci95: tuple[float, float] | None = None
     invalid: dict[str, int] = field(default_factory=dict)
     mean_steps: float | None = None
-    #: seconds per step over the valid episodes' steps
+    #: seconds of action + observe per step, over the valid episodes' steps (from each
+    #: row's ``timings``, else its ``step_latency_s``), as the suite runner's summary
     mean_step_latency_s: float | None = None
 
     @property
@@ -63,10 +64,18 @@ def stats_of(rows: Iterable[Mapping[str, Any]]) -> Stats:
         n = _num(row.get("steps"))
         if n is not None:
             steps.append(n)
-        latency = _num(row.get("step_latency_s"))
-        if latency is not None and n:
-            latency_total += latency * n
-            latency_steps += n
+        if n:  # seconds of action + observe, over the steps of valid episodes
+            timings = row.get("timings")
+            spent = None
+            if isinstance(timings, Mapping):
+                parts = [_num(timings.get("action")), _num(timings.get("observe"))]
+                if any(p is not None for p in parts):
+                    spent = sum(p for p in parts if p is not None)
+            if spent is None and (latency := _num(row.get("step_latency_s"))) is not None:
+                spent = latency * n
+            if spent is not None:
+                latency_total += spent
+                latency_steps += n
     if out.valid:
         out.success_rate = out.success / out.valid
         out.ci95 = wilson_interval(out.success, out.valid)
