@@ -92,8 +92,10 @@ _JS = """
   var token=null,polls=0,frame=null,logKey=null,url=null;
   var $=function(id){return document.getElementById(id);};
   $('slot').textContent=slot;
-  var m=/(?:^|&)token=([^&]*)/.exec(location.hash.slice(1));
-  if(m){token=decodeURIComponent(m[1]);
+  // #token=T (percent-encoded; a '+' is a plus, not a space)
+  var given=location.hash.slice(1).split('&').filter(function(p){
+    return p.indexOf('token=')===0;})[0];
+  if(given!==undefined){token=decodeURIComponent(given.slice(6)).trim()||null;
     history.replaceState(null,'',location.pathname+location.search);}
   function say(text){$('message').textContent=text||'';}
   function askToken(text){$('token-form').hidden=false;say(text);}
