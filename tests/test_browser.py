@@ -172,6 +172,11 @@ def test_the_report_as_a_person_sees_it(page: Any, run_dir: Path, artifacts: Pat
     assert box.locator("img").bounding_box()["width"] > 2.5 * thumb
     assert box.locator(".click").is_visible()
     assert box.locator("figcaption").inner_text().startswith("step 1")
+    page.keyboard.press("ArrowRight")  # the episode's next frame
+    assert box.locator("figcaption").inner_text() == "step 2"
+    assert box.locator("img").get_attribute("src") == episode.steps[1].frame
+    page.keyboard.press("ArrowLeft")
+    assert box.locator("figcaption").inner_text().startswith("step 1")
     page.keyboard.press("Escape")
     assert box.is_hidden()
 

@@ -248,7 +248,8 @@ def _trajectories(run: Run) -> str:
     return (
         '<section id="trajectories"><h2>Trajectories</h2>'
         '<p class="muted">Each step shows the screen the action was chosen on, with the '
-        "mouse presses marked; click a frame to enlarge it.</p>"
+        "mouse presses marked; click a frame to enlarge it (arrow keys: the next or previous "
+        "frame; Esc: close).</p>"
         f"{''.join(_episode(ep) for ep in run.episodes)}</section>"
     )
 
@@ -384,7 +385,9 @@ JS = """
   window.addEventListener('hashchange',openHash);openHash();
   var box=document.getElementById('lightbox'),slot=box.querySelector('.slot'),
       cap=box.querySelector('figcaption');
+  var current=null;
   function enlarge(frame){
+    current=frame;
     var copy=frame.cloneNode(true);copy.removeAttribute('tabindex');
     var img=copy.querySelector('img');if(img){img.loading='eager';}
     slot.replaceChildren(copy);
@@ -397,8 +400,16 @@ JS = """
     if(frame&&!box.contains(frame)&&!frame.classList.contains('missing')){enlarge(frame);return;}
     if(box.contains(ev.target)){box.hidden=true;}
   });
+  function step(by){  // the next or previous frame of the same episode
+    var frames=Array.prototype.slice.call(
+      current.closest('.steps').querySelectorAll('.frame:not(.missing)'));
+    var next=frames[frames.indexOf(current)+by];
+    if(next){enlarge(next);}
+  }
   document.addEventListener('keydown',function(ev){
     if(ev.key==='Escape'){box.hidden=true;}
+    else if(!box.hidden&&current&&(ev.key==='ArrowRight'||ev.key==='ArrowLeft')){
+      step(ev.key==='ArrowRight'?1:-1);ev.preventDefault();}
     else if(ev.key==='Enter'&&ev.target.classList&&ev.target.classList.contains('frame')){
       enlarge(ev.target);}
   });
