@@ -289,3 +289,25 @@ def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0, result
 
+
+
+def test_a_single_task_record_folder_is_reported_too(local_host, tmp_path: Path, capsys) -> None:
+    """``drums-gym eval --task T --record DIR`` (no suite) writes no episodes.jsonl; the
+    report reads its summary.json's episodes and their folders."""
+    folder = tmp_path / "single"
+    assert main(["eval", "--task", SOLVED_TASK, "--episodes", "2", "--num-envs", "2",
+                 "--policy", "scripted:gui", "--record", str(folder), "--no-progress",
+                 "--url", local_host.url]) == 0
+    capsys.readouterr()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert main(["report", str(folder)]) == 0
+    page = parse((folder / REPORT_FILE).read_text(encoding="utf-8"))
+    rows = with_class(page, "tr", "episode")
+    assert [(r["data-task"], r["data-outcome"]) for r in rows] == [
+        (e["task_id"][:8], "solved" if e["success"] else "failed") for e in summary["episodes"]
+    ]
+    run = load_run(folder)
+    for episode, item in zip(run.episodes, summary["episodes"], strict=True):
+        assert len(episode.steps) == item["length"]
+        assert episode.steps[0].frame == f"{item['folder']}/step-0000.png"
+        assert episode.row["step_latency_s"] > 0

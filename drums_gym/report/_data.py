@@ -134,10 +134,16 @@ def load_run(directory: str | os.PathLike[str]) -> Run:
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder")
     path = folder / EPISODES_FILE
-    if not path.is_file():
-        raise ReportError(f"{path}: no such file (is {folder} the --out folder of an eval?)")
-    rows = _read_rows(path)
     summary = _read_summary(folder / SUMMARY_FILE)
+    if path.is_file():
+        rows = _read_rows(path)
+    elif summary is not None and isinstance(summary.get("episodes"), list):
+        rows, summary = _single_task_rows(summary)
+    else:
+        raise ReportError(
+            f"{path}: no such file (is {folder} the --out folder of an eval, or the "
+            "--record folder of a single-task eval?)"
+        )
     counted: list[Episode] = []
     retried: list[Episode] = []
     for line, row in rows:
@@ -173,6 +179,43 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 )
             rows.append((number, row))
     return rows
+
+
+def _single_task_rows(
+    summary: dict[str, Any],
+) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any]]:
+    """Rows in the suite's schema from the ``summary.json`` that a single-task
+    ``drums-gym eval --task T --record DIR`` writes (its ``episodes`` list, in the order
+    they finished; timings are summed from the recordings later)."""
+    arguments = summary.get("arguments")
+    arguments = arguments if isinstance(arguments, dict) else {}
+    statistics = summary.get("statistics")
+    task = statistics.get("task") if isinstance(statistics, dict) else None
+    rows = []
+    for number, item in enumerate(summary["episodes"], start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("valid"), bool):
+            raise ReportError(f"summary.json: episode {number} has no 'valid' (bool)")
+        task_id = str(item.get("task_id") or task or arguments.get("task") or "")
+        valid = item["valid"]
+        rows.append((number, {
+            "task": task_id,
+            "task_short": task_id[:8],
+            "episode": number - 1,
+            "attempt": 0,
+            "valid": valid,
+            "score": item.get("score") if valid else None,
+            "success": item.get("success") if valid else None,
+            "invalid_reason": item.get("reason"),
+            "steps": item.get("length"),
+            "action_errors": item.get("action_errors", 0),
+            "policy": arguments.get("policy"),
+            "record": item.get("folder"),
+            "final": True,
+        }))
+    header = {"args": {k: v for k, v in arguments.items() if k in ("task", "episodes",
+                                                                   "num_envs", "steps",
+                                                                   "policy", "seed")}}
+    return rows, header
 
 
 def _read_summary(path: Path) -> dict[str, Any] | None:
@@ -258,6 +301,14 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
         if after is not None:
             last = after
     episode.last_frame = last
+    if "timings" not in episode.row and episode.steps:  # a single-task eval's episode
+        totals: dict[str, float] = {}
+        for step in episode.steps:
+            for key in ("action", "observe", "verify"):
+                totals[key] = totals.get(key, 0.0) + step.timings.get(key, 0.0)
+        episode.row["timings"] = totals
+        count = len(episode.steps)
+        episode.row["step_latency_s"] = (totals["action"] + totals["observe"]) / count
 
 
 def _screen_size(lines: list[dict[str, Any]]) -> tuple[int, int] | None:
