@@ -150,6 +150,7 @@ __all__ = [
     "TASKS",
     "TASK_ROUTE",
     "VERIFY_SUFFIX",
+    "VIEW_SUFFIX",
     "WAIT",
     "field_names",
     "parse_retry_after",
@@ -163,6 +164,7 @@ __all__ = [
     "slot_route",
     "slot_screenshot_path",
     "slot_verify_path",
+    "slot_view_path",
     "state_path",
     "task_path",
 ]
@@ -223,6 +225,11 @@ def slot_lease_path(slot_id: str) -> str:
     return slot_path(slot_id) + LEASE_SUFFIX
 
 
+def slot_view_path(slot_id: str) -> str:
+    """The live view page of a slot (HTML for people, not part of the API)."""
+    return slot_path(slot_id) + VIEW_SUFFIX
+
+
 def state_path(state_id: str) -> str:
     return f"{STATES}/{_seg(state_id)}"
 
@@ -240,6 +247,7 @@ VERIFY_SUFFIX = "/verify"
 RESET_SUFFIX = "/reset"
 BRANCH_SUFFIX = "/branch"
 LEASE_SUFFIX = "/lease"
+VIEW_SUFFIX = "/view"  # the live view page (drums_gym/local/view.py)
 TASK_ROUTE = f"{TASKS}/{{task_id}}"
 STATE_ROUTE = f"{STATES}/{{state_id}}"
 

@@ -35,7 +35,8 @@ LOOPS = ("evaluation", "rollouts", "grpo", "wrappers", "_loop", "outcomes")
 
 # fmt: off
 LAYERS: tuple[Layer, ...] = (
-    Layer("cli", ("drums_gym.cli",), uses=("integrations", *LOOPS, "solvers", "local")),
+    Layer("cli", ("drums_gym.cli",),
+          uses=("integrations", *LOOPS, "solvers", "local", "report")),
     Layer("integrations", ("drums_gym.integrations",), uses=(*LOOPS, "accessibility"),
           optional=("trl", "transformers", "torch", "verifiers", "stable_baselines3",
                     "datasets")),
@@ -44,6 +45,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("grpo", ("drums_gym.grpo",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("wrappers", ("drums_gym.wrappers",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("_loop", ("drums_gym._loop",), uses=("envs", *LOOPS), blocked=SERVER),
+    Layer("report", ("drums_gym.report",), uses=("actions", "outcomes", "_version"),
+          blocked=HEAVY),
     Layer("outcomes", ("drums_gym.outcomes",), blocked=HEAVY, stdlib_only=True),
     Layer("envs", ("drums_gym.envs", "drums_gym.registration"), uses=("client", "_catalog_ids"),
           blocked=SERVER,

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
     try:  # a Ctrl+C right after the line below is printed still stops cleanly
         line = f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})"
-        print(line, flush=True)
+        print(f"{line}; live view: {server.url}/v1/slots/<slot-id>/view", flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

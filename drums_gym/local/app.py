@@ -28,6 +28,7 @@ from .errors import HostError, json_bytes, overloaded
 from .guards import BodyLimit, HostBugs
 from .host import Host, workspace_of
 from .leases import Reaper
+from .view import mount_view
 
 __all__ = ["create_app"]
 
@@ -275,4 +276,5 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     def delete_state(state_id: str, ws: Workspace) -> dict[str, Any]:
         return host.delete_state(ws, state_id)
 
+    mount_view(app)  # GET /v1/slots/{id}/view: the live view page (no data, no token)
     return app
