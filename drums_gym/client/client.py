@@ -21,7 +21,7 @@ from ._http import Transport
 from ._session import CLOSE_TIMEOUT_S, Session
 from .errors import ProtocolError
 from .models import HostInfo, Screen, SlotInfo, StateInfo, TaskInfo
-from .slot import Slot, _check_ttl, _wire_seconds
+from .slot import Slot, _check_ttl, _randomize, _wire_seconds
 
 __all__ = ["Client", "connect"]
 
@@ -194,8 +194,12 @@ class Client:
         task: str,
         ttl: float = 900,
         screen: Screen | tuple[int, int] | Mapping[str, int] | None = None,
+        randomize: int | None = None,
     ) -> Slot:
         """Create a desktop for `task` with a lease of `ttl` seconds; its episode starts pending.
+
+        With ``randomize`` (a seed), the local host varies the desktop by it before the
+        task's setup (see `Slot.reset`).
 
         Raises `QuotaExceeded` when the workspace has no live desktop left, `Overloaded`
         (after retries) when the host has none.
@@ -204,6 +208,8 @@ class Client:
         body: dict[str, Any] = {W.F_TASK: task, W.F_TTL_S: _wire_seconds(_check_ttl(ttl))}
         if screen is not None:
             body[W.F_SCREEN] = _screen(screen).to_json()
+        if randomize is not None:
+            body[W.F_RANDOMIZE] = _randomize(randomize)
         key = uuid.uuid4().hex
         try:
             info = SlotInfo.from_json(

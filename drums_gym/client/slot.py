@@ -48,6 +48,13 @@ def _check_ttl(ttl: Any, name: str = "ttl") -> float:
     return ttl
 
 
+def _randomize(seed: Any) -> dict[str, int]:
+    """The ``randomize`` field of a create or reset that varies the desktop by ``seed``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= W.MAX_SEED:
+        raise ValueError(f"randomize must be a seed, an int from 0 to 2**64 - 1, got {seed!r}")
+    return {W.F_SEED: int(seed)}
+
+
 class Slot:
     """A Drums desktop: act on it, look at it, verify it, fork it.
 
@@ -336,9 +343,15 @@ class Slot:
                     "no verdict"
                 ) from None
 
-    def reset(self) -> Episode:
-        """Start a new episode from the task's image; answers it (pending: `wait_valid`)."""
-        body = self._http.json("POST", W.slot_reset_path(self.id), replayable=True)
+    def reset(self, randomize: int | None = None) -> Episode:
+        """Start a new episode from the task's image; answers it (pending: `wait_valid`).
+
+        With ``randomize`` (a seed), the local host varies the fresh desktop by it: icon
+        placement, window offset, wallpaper, clock, dates of files the task does not test
+        (the same seed, the same desktop; a host without the option ignores it).
+        """
+        fields = None if randomize is None else {W.F_RANDOMIZE: _randomize(randomize)}
+        body = self._http.json("POST", W.slot_reset_path(self.id), json=fields, replayable=True)
         self._info = SlotInfo.from_json(body)
         if self._info.episode is None:
             raise ProtocolError(f"POST {W.slot_reset_path(self.id)}: no episode in the reply")

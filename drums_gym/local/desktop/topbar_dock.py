@@ -77,9 +77,10 @@ def _status_icons(d: ImageDraw.ImageDraw, right: int) -> None:
 
 
 @lru_cache(maxsize=8)
-def chrome(width: int, height: int) -> Image.Image:
-    """Wallpaper + dock + top bar (without the clock): the static part of every frame."""
-    img = art.wallpaper(width, height).copy()
+def chrome(width: int, height: int, wallpaper: int = 0) -> Image.Image:
+    """Wallpaper (``art.WALLPAPERS[wallpaper]``) + dock + top bar (without the clock): the
+    static part of every frame."""
+    img = art.wallpaper(width, height, wallpaper).copy()
     dock = Image.new("RGBA", (DOCK_W, height - TOP_BAR_H), (28, 28, 28, 200))
     img.paste(dock, (0, TOP_BAR_H), dock)
     for i, app in [*enumerate(DOCK_APPS), (-1, SHOW_APPS)]:
