@@ -4,6 +4,7 @@ without the option every episode is the original one."""
 
 from __future__ import annotations
 
+import doctest
 import re
 from datetime import datetime, timezone
 
@@ -14,7 +15,7 @@ import pytest
 
 import drums_gym  # noqa: F401
 from drums_gym import client as drums
-from drums_gym.local.desktop import Desktop
+from drums_gym.local.desktop import Desktop, variation
 from drums_gym.local.desktop.art import WALLPAPERS
 from drums_gym.local.desktop.variation import rng_for, vary
 from drums_gym.local.host import Host, HostConfig
@@ -81,7 +82,14 @@ def test_window_positions_and_clock_vary_with_the_seed(client):
 
 
 def test_off_by_default_every_way_of_saying_so_is_the_original(client, local_host):
-    original, _ = _first_png(client, ICONS_TASK, None)
+    original, tree = _first_png(client, ICONS_TASK, None)
+    plain = Desktop()  # the original layout: names in order from the top-left, 09:00-ish
+    for name in ("photos", "cpjpg"):
+        plain.fs.mkdir(f"~/Desktop/{name}")
+    assert _icons(tree) == _icons(plain.accessibility())
+    assert _icons(tree)["cpjpg"] < _icons(tree)["photos"]
+    clock = next(n for n in tree["children"] if n["role"] == "panel")["children"][1]["name"]
+    assert clock == plain.clock_text()
     http = httpx.Client(base_url=local_host.url, timeout=30)
     with http:
         reply = http.post("/v1/slots", json={"task": ICONS_TASK, "randomize": None})
@@ -149,6 +157,26 @@ def test_a_fork_child_inherits_the_randomized_desktop(client):
             child = group[0]
             child.wait_valid()
             assert child.observe(format="png").data == parent
+
+
+def test_fork_vector_children_start_from_the_parents_randomized_desktop(client):
+    env = gym.make(f"Drums/{ICONS_TASK}", client=client, randomize=True)
+    try:
+        parent, _ = env.reset(seed=3)
+        vec = env.unwrapped.fork_vector(2)
+        try:
+            batch, _ = vec.reset()
+        finally:
+            vec.close()
+    finally:
+        env.close()
+    for frame in batch:
+        np.testing.assert_array_equal(frame, parent)
+
+
+def test_the_variation_modules_example_runs():
+    result = doctest.testmod(variation)
+    assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize(
