@@ -91,6 +91,7 @@ __all__ = [
     "F_OK",
     "F_PARENT",
     "F_QUEUED",
+    "F_RANDOMIZE",
     "F_REASON",
     "F_REQUESTED",
     "F_RETRY_AFTER_MS",
@@ -99,6 +100,7 @@ __all__ = [
     "F_SCORE",
     "F_SCREEN",
     "F_SCREENSHOT_FORMATS",
+    "F_SEED",
     "F_SHORT_ID",
     "F_SIZE_BYTES",
     "F_SLOT",
@@ -133,6 +135,7 @@ __all__ = [
     "H_USER_AGENT",
     "LAST_ACTION_CODE",
     "LEASE_SUFFIX",
+    "MAX_SEED",
     "MAX_VERIFY_WAIT_S",
     "MAX_WAIT_S",
     "Q_FORMAT",
@@ -279,6 +282,8 @@ Q_SINCE = "since"
 MAX_WAIT_S = 60.0
 #: the longest a verify of a pending episode waits for its gates (``timeout_s``)
 MAX_VERIFY_WAIT_S = 300.0
+#: the largest seed of ``"randomize": {"seed": ...}``
+MAX_SEED = 2**64 - 1
 
 # --- screenshot formats ----------------------------------------------------------------------
 
@@ -296,6 +301,9 @@ F_SCREEN = "screen"
 F_WIDTH = "width"
 F_HEIGHT = "height"
 F_TTL_S = "ttl_s"
+#: create and reset: ``{"seed": k}`` varies what no checker reads (the local host's opt-in)
+F_RANDOMIZE = "randomize"
+F_SEED = "seed"
 F_CREATED_AT = "created_at"
 F_EXPIRES_AT = "expires_at"
 F_DELETED = "deleted"

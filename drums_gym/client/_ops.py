@@ -408,11 +408,19 @@ def verify(slot_id: str, strict: bool = True, timeout: float = 120.0) -> Op[Rewa
             raise DrumsTimeout(late) from None
 
 
-def reset(slot_id: str) -> Op[tuple[SlotInfo, Episode]]:
-    """Start a new episode from the task's image; the slot as the host answers it, and
-    the new episode."""
+def randomize_field(seed: Any) -> dict[str, int]:
+    """The ``randomize`` field of a create or reset that varies the desktop by ``seed``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= W.MAX_SEED:
+        raise ValueError(f"randomize must be a seed, an int from 0 to 2**64 - 1, got {seed!r}")
+    return {W.F_SEED: int(seed)}
+
+
+def reset(slot_id: str, randomize: int | None = None) -> Op[tuple[SlotInfo, Episode]]:
+    """Start a new episode from the task's image (varied by the seed ``randomize`` on a host
+    that offers it); the slot as the host answers it, and the new episode."""
     path = W.slot_reset_path(slot_id)
-    info = SlotInfo.from_json((yield Call("POST", path, replayable=True)))
+    fields = None if randomize is None else {W.F_RANDOMIZE: randomize_field(randomize)}
+    info = SlotInfo.from_json((yield Call("POST", path, json=fields, replayable=True)))
     if info.episode is None:
         raise ProtocolError(f"POST {path}: no episode in the reply")
     return info, info.episode
@@ -434,12 +442,15 @@ def create(
     task: str,
     ttl: float,
     screen: Screen | tuple[int, int] | Mapping[str, int] | None,
+    randomize: int | None = None,
 ) -> Op[SlotInfo]:
     """Create a desktop under an idempotency key and own it."""
     check_task_id(task, "task")
     body: dict[str, Any] = {W.F_TASK: task, W.F_TTL_S: wire_seconds(check_ttl(ttl))}
     if screen is not None:
         body[W.F_SCREEN] = screen_of(screen).to_json()
+    if randomize is not None:
+        body[W.F_RANDOMIZE] = randomize_field(randomize)
     key = uuid.uuid4().hex
     try:
         info = SlotInfo.from_json((yield Call("POST", W.SLOTS, json=body, idempotency_key=key)))

@@ -123,9 +123,11 @@ class AsyncClient(ClientBase):
         task: str,
         ttl: float = 900,
         screen: M.Screen | tuple[int, int] | Mapping[str, int] | None = None,
+        randomize: int | None = None,
     ) -> AsyncSlot:
-        """Create a desktop (`Client.create`); under an idempotency key, owned."""
-        info = await self._http.run(_ops.create(self._session, task, ttl, screen))
+        """Create a desktop (`Client.create`; ``randomize``: a seed that varies it on a host
+        that offers it); under an idempotency key, owned."""
+        info = await self._http.run(_ops.create(self._session, task, ttl, screen, randomize))
         return AsyncSlot(self, info)
 
     async def slot(self, slot_id: str) -> AsyncSlot:
@@ -251,9 +253,10 @@ class AsyncSlot(SlotBase):
         """Judge the episode, waiting for a pending one's gates first (`Slot.verify`)."""
         return await self._http.run(_ops.verify(self.id, strict, timeout))
 
-    async def reset(self) -> M.Episode:
-        """Start a new episode from the task's image; answers it (pending: `wait_valid`)."""
-        self._info, episode = await self._http.run(_ops.reset(self.id))
+    async def reset(self, randomize: int | None = None) -> M.Episode:
+        """Start a new episode from the task's image (`Slot.reset`); answers it (pending:
+        `wait_valid`)."""
+        self._info, episode = await self._http.run(_ops.reset(self.id, randomize))
         return episode
 
     async def extend(self, ttl: float) -> SlotInfo:

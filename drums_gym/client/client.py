@@ -106,13 +106,19 @@ class Client(ClientBase):
         task: str,
         ttl: float = 900,
         screen: Screen | tuple[int, int] | Mapping[str, int] | None = None,
+        randomize: int | None = None,
     ) -> Slot:
         """Create a desktop for `task` with a lease of `ttl` seconds; its episode starts pending.
+
+        With ``randomize`` (a seed), the local host varies the desktop by it before the
+        task's setup (see `Slot.reset`).
 
         Raises `QuotaExceeded` when the workspace has no live desktop left, `Overloaded`
         (after retries) when the host has none.
         """
-        return Slot(self, self._http.run(_ops.create(self._session, task, ttl, screen)))
+        return Slot(
+            self, self._http.run(_ops.create(self._session, task, ttl, screen, randomize))
+        )
 
     def slot(self, slot_id: str) -> Slot:
         """Attach to an existing slot (`NotFound` if unknown). This client does not own it."""

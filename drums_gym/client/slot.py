@@ -123,9 +123,14 @@ class Slot(SlotBase):
         """
         return self._http.run(_ops.verify(self.id, strict, timeout))
 
-    def reset(self) -> Episode:
-        """Start a new episode from the task's image; answers it (pending: `wait_valid`)."""
-        self._info, episode = self._http.run(_ops.reset(self.id))
+    def reset(self, randomize: int | None = None) -> Episode:
+        """Start a new episode from the task's image; answers it (pending: `wait_valid`).
+
+        With ``randomize`` (a seed), the local host varies the fresh desktop by it: icon
+        placement, window offset, wallpaper, clock, dates of files the task does not test
+        (the same seed, the same desktop; a host without the option ignores it).
+        """
+        self._info, episode = self._http.run(_ops.reset(self.id, randomize))
         return episode
 
     def extend(self, ttl: float) -> SlotInfo:

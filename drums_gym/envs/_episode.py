@@ -97,9 +97,12 @@ class EpisodeRunner:
         return info
 
     # ---------------------------------------------------------------- episode
-    def start(self, *, new_episode: bool) -> tuple[np.ndarray, dict[str, Any]]:
-        """Begin an episode (resetting the desktop when ``new_episode``); wait until it is
-        no longer pending; return the first frame and the episode's info."""
+    def start(
+        self, *, new_episode: bool, randomize: int | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Begin an episode (resetting the desktop when ``new_episode``, varied by the seed
+        ``randomize`` when given); wait until it is no longer pending; return the first
+        frame and the episode's info."""
         self.steps, self.done, self.valid, self.invalid_reason = 0, False, True, None
         self.last_obs = None
         if self.slot is None:
@@ -107,7 +110,7 @@ class EpisodeRunner:
             return self._last_frame(), self._info(slot_id=None, episode_id=None, gates=[])
         try:
             if new_episode:
-                self.slot.reset()
+                self.slot.reset(randomize=randomize)
             episode = self.slot.wait_episode(timeout=self.wait_timeout)
             if episode.status != "valid":
                 self._flag(episode.invalid_reason or episode.status)

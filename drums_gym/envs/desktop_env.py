@@ -107,6 +107,12 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         accessibility: put the accessibility tree of the screen in ``info["accessibility"]``
             at reset and every step (OSWorld-style nodes: role, name, position, size,
             states, children), for policies and scripted solvers that read positions.
+        randomize: vary the desktop at every reset by the reset's seed (or, without one, a
+            seed drawn from ``np_random``): icon placement, window offset, wallpaper, clock,
+            dates of files the task does not test; nothing a checker reads. The same seed
+            gives the same desktop. ``reset(options={"randomize": ...})`` overrides it for
+            one reset. Off by default: the task's original desktop. The fork vector env's
+            children inherit the parent's desktop, randomized or not.
 
     Example:
         >>> import gymnasium as gym
@@ -139,6 +145,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         screen: tuple[int, int] | None = None,
         screenshot_format: str = "auto",
         accessibility: bool = False,
+        randomize: bool = False,
     ) -> None:
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a task id string, got {task!r}")
@@ -174,6 +181,8 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
                 f"screen must be (width, height) with 1 <= width <= {MAX_SCREEN[0]} and "
                 f"1 <= height <= {MAX_SCREEN[1]}, got {tuple(screen)!r}"
             )
+        if not isinstance(randomize, bool):
+            raise ValueError(f"randomize must be True or False, got {randomize!r}")
         if client is not None and (url is not None or token is not None):
             raise ValueError("pass either client or url/token, not both")
 
@@ -221,6 +230,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             else screenshot_format
         )
         self._accessibility = bool(accessibility)
+        self.randomize = randomize
         self.observation_space = spaces.Box(0, 255, (self.screen[1], self.screen[0], 3), np.uint8)
         self.action_space = action_space()
         self._slot: Slot | None = None
@@ -260,14 +270,30 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         # one step limit: verify where a Gymnasium TimeLimit around us will cut the episode
         outer = enclosing_time_limits(self, sys._getframe(1))
         self._outer_limit = min(outer) if outer else None
+        variation = self._variation_seed(seed, options)
         new_episode = self._slot is not None
         if self._slot is None:
-            self._slot = self.client.create(task=self.task_id, ttl=self.ttl, screen=self.screen)
+            self._slot = self.client.create(
+                task=self.task_id, ttl=self.ttl, screen=self.screen, randomize=variation
+            )
         runner = self.episode_runner(self._slot)
         self._runner = runner
-        obs, info = runner.start(new_episode=new_episode)
+        obs, info = runner.start(new_episode=new_episode, randomize=variation)
         info.update(task_id=self.task_id, instruction=self.instruction)
         return obs, info
+
+    def _variation_seed(self, seed: int | None, options: dict[str, Any] | None) -> int | None:
+        """The seed this reset randomizes the desktop by, or None for the original one."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {options!r}")
+        on = (options or {}).get("randomize", self.randomize)
+        if not isinstance(on, bool):
+            raise ValueError(f"options['randomize'] must be True or False, got {on!r}")
+        if not on:
+            return None
+        if seed is not None:
+            return int(seed)
+        return int(self.np_random.integers(0, 2**63 - 1))
 
     def episode_runner(self, slot: Slot | None, failed_reason: str | None = None) -> EpisodeRunner:
         """A runner of ``slot``'s episodes with this env's settings (the fork vector env

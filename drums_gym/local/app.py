@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import protocol as P
 from .._version import __version__
-from .bodies import ActionBody, VerifyBody, body_models
+from .bodies import ActionBody, ResetBody, VerifyBody, body_models
 from .errors import HostError, json_bytes, overloaded
 from .guards import BodyLimit, HostBugs
 from .host import Host, workspace_of
@@ -252,8 +252,8 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         return await run_in_threadpool(host.verify, ws, slot_id, fields)
 
     @app.post(P.slot_route(P.RESET_SUFFIX), tags=["episodes"])
-    def reset(slot_id: str, ws: Workspace) -> dict[str, Any]:
-        return host.reset(ws, slot_id)
+    def reset(slot_id: str, ws: Workspace, body: ResetBody | None = None) -> dict[str, Any]:
+        return host.reset(ws, slot_id, body.fields() if body else {})
 
     @app.post(P.slot_route(P.BRANCH_SUFFIX), tags=["fork"])
     def branch(

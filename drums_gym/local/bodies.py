@@ -17,7 +17,7 @@ from .. import protocol as P
 from ..actions.limits import MAX_CODE_CHARS
 from .config import HostConfig
 
-__all__ = ["MAX_VERIFY_WAIT_S", "BodyModels", "Text", "body_models"]
+__all__ = ["MAX_VERIFY_WAIT_S", "BodyModels", "Randomize", "ResetBody", "Text", "body_models"]
 
 #: the longest a verify waits for a pending episode's gates
 MAX_VERIFY_WAIT_S = P.MAX_VERIFY_WAIT_S
@@ -44,6 +44,24 @@ class _Body(BaseModel):
 class ScreenSize(_Body):
     width: StrictInt = Field(1920, ge=640, le=3840, description="Screen width in pixels")
     height: StrictInt = Field(1080, ge=480, le=2160, description="Screen height in pixels")
+
+
+class Randomize(_Body):
+    seed: StrictInt = Field(
+        ...,
+        ge=0,
+        le=P.MAX_SEED,
+        description="Vary what no checker reads (icon placement, window offset, wallpaper, "
+        "clock, dates of files the setup did not make) by this seed; the same seed gives "
+        "the same desktop",
+        examples=[7],
+    )
+
+
+class ResetBody(_Body):
+    randomize: Randomize | None = Field(
+        None, description="Randomize the fresh desktop (default: the task's original desktop)"
+    )
 
 
 class ActionBody(_Body):
@@ -91,6 +109,9 @@ def body_models(config: HostConfig) -> BodyModels:
             description="Lease in seconds (default: the host's)",
         )
         screen: ScreenSize | None = None
+        randomize: Randomize | None = Field(
+            None, description="Randomize the desktop (default: the task's original desktop)"
+        )
 
     class Branch(_Body):
         n: StrictInt = Field(

@@ -164,7 +164,7 @@ class Host:
                 ws = self.ensure_ws(workspace)
                 self.workspaces.reserve(ws, 1)
             try:  # the desktop is built outside the host lock
-                desktop = Desktop(width=width, height=height, seed=self.faults.seed)
+                desktop = work.fresh_desktop(self, width, height, body.get(P.F_RANDOMIZE))
                 slot = self.new_slot(workspace, task, desktop, ttl)
                 work.setup(self, slot)
             finally:
@@ -240,8 +240,11 @@ class Host:
     def verify(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return work.verify(self, self.slot(workspace, slot_id), body.get(P.F_STRICT, True))
 
-    def reset(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        return work.reset(self, self.slot(workspace, slot_id))
+    def reset(
+        self, workspace: str, slot_id: str, body: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        randomize = (body or {}).get(P.F_RANDOMIZE)
+        return work.reset(self, self.slot(workspace, slot_id), randomize)
 
     # ------------------------------------------------------------------ fork, saved states
     def branch(

@@ -9,12 +9,14 @@ of budget stops there and answers 200 with ``cut``; the episode goes on.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
 from ..actions import ActionError, expand, parse
 from .budget import BudgetExceeded
 from .desktop import Desktop
+from .desktop.variation import rng_for, vary
 from .errors import HostError, conflict
 from .frames import Frame
 from .scoring import score_episode
@@ -23,7 +25,9 @@ from .slots import Slot
 if TYPE_CHECKING:
     from .host import Host
 
-__all__ = ["ACTION_GAP_S", "act", "action_log", "reset", "screenshot", "setup", "verify"]
+__all__ = [
+    "ACTION_GAP_S", "act", "action_log", "fresh_desktop", "reset", "screenshot", "setup", "verify",
+]
 
 #: desktop time that passes between two action requests
 ACTION_GAP_S = 1.0
@@ -37,6 +41,17 @@ def _invalid_action(exc: ActionError) -> HostError:
     return HostError(
         422, P.CODE_INVALID_ACTION, str(exc), {P.F_CONSTRUCT: exc.construct, P.F_LINE: exc.lineno}
     )
+
+
+def fresh_desktop(
+    host: Host, width: int, height: int, randomize: Mapping[str, Any] | None = None
+) -> Desktop:
+    """A new desktop for a slot, before its task's setup: the original one, or with
+    ``randomize`` (``{"seed": k}``) varied by that seed (:mod:`.desktop.variation`)."""
+    desktop = Desktop(width=width, height=height, seed=host.faults.seed)
+    if randomize is not None:
+        vary(desktop, rng_for(randomize[P.F_SEED]))
+    return desktop
 
 
 def setup(host: Host, slot: Slot) -> None:
@@ -159,10 +174,11 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
         }
 
 
-def reset(host: Host, slot: Slot) -> dict[str, Any]:
-    """A fresh desktop and a new episode of the same task."""
+def reset(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A fresh desktop (varied by ``randomize``, see `fresh_desktop`) and a new episode of
+    the same task."""
     with slot.work(host.config.slot_queue) as old:
-        slot.desktop = Desktop(width=old.width, height=old.height, seed=host.faults.seed)
+        slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
         slot.epoch += 1
         slot.frames.clear()
         slot.episode = host.new_episode(slot.task, slot.episode.number + 1)

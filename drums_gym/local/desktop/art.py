@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -16,7 +17,8 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from .theme import font
 
-__all__ = ["dock_icon", "document_icon", "folder_icon", "pointer", "shadow", "wallpaper"]
+__all__ = ["WALLPAPERS", "dock_icon", "document_icon", "folder_icon", "pointer", "shadow",
+           "wallpaper"]
 
 _SS = 4  # supersampling factor for antialiased sprites
 
@@ -25,20 +27,63 @@ def _smooth(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     return img.resize(size, Image.Resampling.LANCZOS)
 
 
+@dataclass(frozen=True)
+class _Wallpaper:
+    """One Ubuntu-like wallpaper: a gradient along ``(du, dv)`` through colour ``stops``
+    at ``pos``, ribbons of ``ribbon`` frequency and strength, a glow at ``glow``."""
+
+    stops: tuple[tuple[int, int, int], ...]
+    pos: tuple[float, ...]
+    du: float = 0.62
+    dv: float = 0.38
+    ribbon: float = 6.0
+    ribbon_light: float = 0.10
+    glow: tuple[float, float] = (0.72, 0.35)
+    glow_light: float = 0.22
+    mirror: bool = False
+
+
+#: The wallpapers, by variant: 0 is the default (a fresh desktop's); the others are
+#: what a randomized desktop may show (`drums_gym.local.desktop.variation`).
+WALLPAPERS: tuple[_Wallpaper, ...] = (
+    _Wallpaper(((36, 4, 32), (94, 22, 84), (170, 45, 86), (233, 84, 32)), (0.0, 0.45, 0.75, 1.0)),
+    # Jammy-like: deep aubergine, the warm glow low on the right
+    _Wallpaper(((20, 4, 26), (62, 14, 64), (128, 32, 84), (214, 72, 40)), (0.0, 0.5, 0.8, 1.0),
+               du=0.35, dv=0.65, ribbon=4.5, glow=(0.8, 0.75), glow_light=0.18),
+    # warm orange to aubergine, mirrored
+    _Wallpaper(((233, 84, 32), (196, 58, 64), (119, 33, 111), (44, 0, 30)), (0.0, 0.3, 0.7, 1.0),
+               ribbon=7.5, ribbon_light=0.14, glow=(0.3, 0.3), mirror=True),
+    # dark aubergine, almost plain, faint ribbons
+    _Wallpaper(((44, 0, 30), (72, 12, 58), (94, 39, 80)), (0.0, 0.6, 1.0),
+               du=0.5, dv=0.5, ribbon=5.0, ribbon_light=0.06, glow=(0.5, 0.45), glow_light=0.12),
+    # Ubuntu's warm grey with an orange glow
+    _Wallpaper(((38, 34, 36), (66, 58, 62), (120, 78, 60), (210, 96, 48)), (0.0, 0.5, 0.85, 1.0),
+               du=0.7, dv=0.3, ribbon=6.5, glow=(0.85, 0.4), glow_light=0.2),
+)
+
+
 @lru_cache(maxsize=8)
-def wallpaper(width: int, height: int) -> Image.Image:
-    """An Ubuntu-like aubergine-to-orange wallpaper with soft diagonal ribbons."""
+def wallpaper(width: int, height: int, variant: int = 0) -> Image.Image:
+    """An Ubuntu-like wallpaper: variant 0 (the default) is aubergine to orange with soft
+    diagonal ribbons; the others (up to ``len(WALLPAPERS) - 1``) vary its colours and
+    geometry."""
+    if not 0 <= variant < len(WALLPAPERS):
+        raise ValueError(f"variant must be 0 to {len(WALLPAPERS) - 1}, got {variant!r}")
+    spec = WALLPAPERS[variant]
     w, h = max(2, width // 4), max(2, height // 4)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     u, v = xs / (w - 1), ys / (h - 1)
-    t = np.clip(0.62 * u + 0.38 * v, 0.0, 1.0)
-    stops = np.array([[36, 4, 32], [94, 22, 84], [170, 45, 86], [233, 84, 32]], np.float32)
-    pos = np.array([0.0, 0.45, 0.75, 1.0], np.float32)
+    if spec.mirror:
+        u = 1.0 - u
+    t = np.clip(spec.du * u + spec.dv * v, 0.0, 1.0)
+    stops = np.array(spec.stops, np.float32)
+    pos = np.array(spec.pos, np.float32)
     rgb = np.stack([np.interp(t, pos, stops[:, c]) for c in range(3)], axis=-1)
     # ribbons: smooth bright bands running bottom-left to top-right
-    band = np.sin((u * 1.3 - v * 0.9) * 6.0 + np.sin(u * 3.0) * 0.8)
-    glow = np.exp(-(((u - 0.72) ** 2) / 0.05 + ((v - 0.35) ** 2) / 0.09))
-    light = 0.10 * np.clip(band, 0, 1) ** 3 + 0.22 * glow
+    band = np.sin((u * 1.3 - v * 0.9) * spec.ribbon + np.sin(u * 3.0) * 0.8)
+    gu, gv = spec.glow
+    glow = np.exp(-(((u - gu) ** 2) / 0.05 + ((v - gv) ** 2) / 0.09))
+    light = spec.ribbon_light * np.clip(band, 0, 1) ** 3 + spec.glow_light * glow
     rgb = rgb + (255.0 - rgb) * light[..., None] * 0.6
     vignette = 1.0 - 0.25 * ((u - 0.5) ** 2 + (v - 0.5) ** 2)
     rgb = np.clip(rgb * vignette[..., None], 0, 255).astype(np.uint8)

@@ -103,6 +103,10 @@ class Desktop:
         self.clipboard: tuple[str, tuple[str, ...]] | None = None
         self.text_clipboard = ""
         self._incidents: list[tuple[str, str]] = []
+        #: the wallpaper (an index of `art.WALLPAPERS`) and the offset new windows open at
+        #: (0 and (0, 0) unless `variation.vary` chose others)
+        self.wallpaper = 0
+        self.window_offset: tuple[int, int] = (0, 0)
         self.mouse = Mouse(self)
         self.keyboard = Keyboard(self)
         self.dnd = DragAndDrop(self)
@@ -337,6 +341,17 @@ class Desktop:
         """The screen minus the top bar and the dock (where maximized windows go)."""
         return DOCK_W, TOP_BAR_H, self.width, self.height
 
+    def offset_window(self, x: int, y: int, w: int, h: int) -> tuple[int, int]:
+        """Where a new ``w`` x ``h`` window meant for ``(x, y)`` opens: moved by
+        ``window_offset``, kept inside the work area along each axis it moves."""
+        dx, dy = self.window_offset
+        x0, y0, x1, y1 = self.work_area()
+        if dx:
+            x = min(max(x0, x + dx), max(x0, x1 - w))
+        if dy:
+            y = min(max(y0, y + dy), max(y0, y1 - h))
+        return x, y
+
     def open_folder(self, path: str) -> FolderWindow:
         """Open (or raise) a Files window on ``path`` (a folder, or ``trash:///``)."""
         path = path if path == TRASH_URI else self.fs.normpath(path)
@@ -347,8 +362,8 @@ class Desktop:
         x0, y0, x1, y1 = self.work_area()
         w, h = min(980, x1 - x0 - 60), min(640, y1 - y0 - 60)
         k = len(self.windows) % 6
-        x = x0 + (x1 - x0 - w) // 2 + 32 * k
-        y = y0 + (y1 - y0 - h) // 2 + 32 * k
+        x, y = self.offset_window(x0 + (x1 - x0 - w) // 2 + 32 * k,
+                                  y0 + (y1 - y0 - h) // 2 + 32 * k, w, h)
         win = FolderWindow((x, y, x + w, y + h), path)
         self.windows.append(win)
         self.desktop_focused = False

@@ -1,7 +1,8 @@
 """Desktop icons (Desktop Icons NG): a column-major grid of stable slots, and their drawing.
 
 Icons keep their slot across renames (as DING does); new entries take the
-first free slot, column by column from the top-left.
+first free slot, column by column from the top-left (or in the order `IconGrid.arrange`
+gave: a randomized desktop's, see `drums_gym.local.desktop.variation`).
 
 A desktop may hold many thousands of entries, most of them off screen: hit-testing, the
 band selection and drawing find icons from slot arithmetic (a slot-to-name map), not by
@@ -10,9 +11,11 @@ scanning every icon, and placing new entries charges the work budget per entry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 
 from PIL import Image, ImageDraw
 
@@ -36,12 +39,17 @@ class IconGrid:
 
     ``slots`` (name -> slot) is read-only outside this class: its methods keep the reverse
     map and the cached order in step with it, and bump ``version`` on every change.
+    ``order`` (the order new entries fill the screen's slots in) and ``salt`` (what new
+    names are shuffled by) are None, column by column from the top-left and by name,
+    unless `arrange` set them.
     """
 
     width: int
     height: int
     slots: dict[str, int] = field(default_factory=dict)
     version: int = field(default=0, compare=False)
+    order: tuple[int, ...] | None = field(default=None, compare=False)
+    salt: str | None = field(default=None, compare=False)
     _by_slot: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
     _order: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -66,14 +74,35 @@ class IconGrid:
         x, y = _X0 + col * TILE_W, _Y0 + row * TILE_H
         return x, y, x + TILE_W, y + TILE_H
 
+    def arrange(self, order: Sequence[int], salt: str | None = None) -> None:
+        """From now on, fill the screen's slots in ``order`` (a permutation of
+        ``range(rows * cols)``), placing the names of one `sync` shuffled by ``salt``
+        (None: in name order). Icons already placed stay where they are."""
+        screen = self.rows * self.cols
+        if sorted(order) != list(range(screen)):
+            raise ValueError(
+                f"order must be a permutation of the screen's {screen} slots, got {len(order)} "
+                "slots"
+            )
+        self.order, self.salt = tuple(order), salt
+
+    def _name_key(self, name: str) -> tuple[str, str]:
+        if self.salt is None:
+            return name.casefold(), name
+        digest = hashlib.blake2b(f"{self.salt}/{name}".encode(errors="surrogatepass"),
+                                 digest_size=8).hexdigest()
+        return digest, name
+
     def _free(self, count: int | None = None) -> list[int]:
-        """Free slots in order: those of the screen's grid and past it, as many as there are
-        used ones (or the first ``count``, however far they reach)."""
+        """Free slots in order: those of the screen's grid (in ``order``) and past it, as
+        many as there are used ones (or the first ``count``, however far they reach)."""
         used = self._by_slot
-        limit = self.rows * self.cols + len(used) + (count or 0)
+        screen = self.rows * self.cols
+        limit = screen + len(used) + (count or 0)
+        slots = range(limit) if self.order is None else chain(self.order, range(screen, limit))
         out = []
         scanned = 0
-        for s in range(limit):
+        for s in slots:
             scanned += 1
             if s not in used:
                 out.append(s)
@@ -99,7 +128,7 @@ class IconGrid:
         charge(len(names) + len(self.slots))
         present = set(names)
         gone = [n for n in self.slots if n not in present]
-        new = sorted((n for n in names if n not in self.slots), key=lambda n: (n.casefold(), n))
+        new = sorted((n for n in names if n not in self.slots), key=self._name_key)
         for n in gone:
             self._forget(n)
         if gone:

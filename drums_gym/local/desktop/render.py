@@ -25,7 +25,7 @@ __all__ = ["compose_scene", "pointer_overlay"]
 
 def compose_scene(desk: Desktop) -> Image.Image:
     """Everything but the pointer, as a new RGB image."""
-    img = topbar_dock.chrome(desk.width, desk.height).copy()
+    img = topbar_dock.chrome(desk.width, desk.height, desk.wallpaper).copy()
     topbar_dock.draw_dynamic(img, desk.clock_text(), frozenset(w.app for w in desk.windows),
                              desk.dock.apps())
     draw_icons(img, desk.grid, set(), desk.selected, desk.hovered_icon(),

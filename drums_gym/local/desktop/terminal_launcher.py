@@ -43,8 +43,8 @@ class TerminalLauncher:
         w, h = TerminalWindow.default_size(*profile_size(desk.fs))
         w, h = min(w, x1 - x0 - 20), min(h, y1 - y0 - 20)
         k = len(desk.windows) % 6
-        x = max(x0, x0 + (x1 - x0 - w) // 2 + 32 * k - 80)
-        y = max(y0, y0 + (y1 - y0 - h) // 2 + 32 * k - 60)
+        x, y = desk.offset_window(max(x0, x0 + (x1 - x0 - w) // 2 + 32 * k - 80),
+                                  max(y0, y0 + (y1 - y0 - h) // 2 + 32 * k - 60), w, h)
         win = TerminalWindow((x, y, x + w, y + h), desk.fs, desk.fs.normpath(cwd))
         desk.windows.append(win)
         desk.desktop_focused = False

@@ -110,10 +110,10 @@ def _status_icons(d: ImageDraw.ImageDraw, right: int) -> None:
 
 
 @lru_cache(maxsize=8)
-def chrome(width: int, height: int) -> Image.Image:
-    """Wallpaper + dock background + top bar (without the clock and the dock's icons):
-    the static part of every frame."""
-    img = art.wallpaper(width, height).copy()
+def chrome(width: int, height: int, wallpaper: int = 0) -> Image.Image:
+    """Wallpaper (``art.WALLPAPERS[wallpaper]``) + dock background + top bar (without the
+    clock and the dock's icons): the static part of every frame."""
+    img = art.wallpaper(width, height, wallpaper).copy()
     dock = Image.new("RGBA", (DOCK_W, height - TOP_BAR_H), (28, 28, 28, 200))
     img.paste(dock, (0, TOP_BAR_H), dock)
     x0, y0, _, _ = dock_rect(-1, height)
