@@ -49,7 +49,14 @@ from .loop import (
 )
 from .plan import SuiteItem, episode_seed, plan_items, read_task_file, resolve_tasks
 from .stats import suite_stats, suite_summary
-from .suite import SuiteConfig, SuiteInterrupted, SuiteResult, run_suite
+from .suite import (
+    SuiteConfig,
+    SuiteInterrupted,
+    SuiteResult,
+    SuiteRun,
+    check_suite_capacity,
+    run_suite,
+)
 from .worker import SuiteWorker
 
 __all__ = [
@@ -63,7 +70,9 @@ __all__ = [
     "SuiteInterrupted",
     "SuiteItem",
     "SuiteResult",
+    "SuiteRun",
     "SuiteWorker",
+    "check_suite_capacity",
     "episode_seed",
     "evaluate",
     "iter_episodes",

@@ -47,6 +47,7 @@ __all__ = [
     "SuiteInterrupted",
     "SuiteResult",
     "SuiteRun",
+    "check_suite_capacity",
     "run_suite",
 ]
 
@@ -191,6 +192,11 @@ class SuiteRun:
                 return None
             item, attempt = self._queue.popleft()
         return item, attempt, attempt >= self.config.retries_invalid
+
+    def put_back(self, item: SuiteItem, attempt: int) -> None:
+        """Queue again (first in line) an attempt that gave no record: its worker died."""
+        with self._lock:
+            self._queue.appendleft((item, attempt))
 
     def complete(self, record: dict[str, Any]) -> None:
         """Record a finished attempt (durably), requeue its retry, rewrite the summary."""
