@@ -298,3 +298,21 @@ def test_record_keeps_one_folder_per_counted_episode(tmp_path, make_host):
             assert len(lines) == r["steps"] + 1  # the reset and each step
             assert (folder / "episode.gif").is_file()
             assert (folder / f"step-{r['steps']:04d}.png").is_file()
+
+
+def test_the_progress_bar_shows_done_of_total_success_and_invalid(tmp_path, local_host):
+    out = tmp_path / "suite"
+    done = subprocess.run(
+        [sys.executable, "-m", "drums_gym.cli", "eval", "--tasks", "e0df059f,5ced85fc",
+         "--episodes-per-task", "2", "--num-envs", "1", "--policy", "scripted",
+         "--out", str(out), "--progress", "--url", local_host.url],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if not k.startswith("DRUMS_")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "episodes success " in done.stderr and " invalid 0" in done.stderr
+    assert "/4" in done.stderr  # done of total
+    assert "episodes: 4/4 in " in done.stderr  # the closing line
+    firsts = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+    rows = [w for w in firsts if w in ("e0df059f", "5ced85fc", "total")]
+    assert rows == ["e0df059f", "5ced85fc", "total"]  # one row per task, and a total row
