@@ -316,3 +316,53 @@ def test_the_progress_bar_shows_done_of_total_success_and_invalid(tmp_path, loca
     firsts = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
     rows = [w for w in firsts if w in ("e0df059f", "5ced85fc", "total")]
     assert rows == ["e0df059f", "5ced85fc", "total"]  # one row per task, and a total row
+
+
+class CountingPolicy:
+    """Says DONE at once, and reports model figures as a model policy does."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, observation: Any, instruction: str) -> str:
+        return "DONE"
+
+    def episode_stats(self) -> dict[str, Any]:
+        return {"model_latency_s": 0.25, "prompt_tokens": 100 + self.seed % 7,
+                "completion_tokens": 5, "policy_errors": 0, "secret": "not copied"}
+
+
+def test_records_carry_the_seed_and_the_policys_own_figures(tmp_path, local_host):
+    seeds: list[tuple[str, int]] = []
+
+    def factory(task: str, seed: int) -> CountingPolicy:
+        seeds.append((task, seed))
+        return CountingPolicy(seed)
+
+    out = tmp_path / "suite"
+    config = SuiteConfig(tasks=(TASK_IDS[0], TASK_IDS[1]), episodes_per_task=2, num_envs=2,
+                         seed=11, policy="counting")
+    run_suite(config, factory, out, url=local_host.url)
+    for r in records(out):
+        assert r["seed"] == episode_seed(11, r["task"], r["episode"])
+        assert (r["task"], r["seed"]) in seeds  # the policy got the episode's seed
+        assert r["model_latency_s"] == 0.25 and r["prompt_tokens"] == 100 + r["seed"] % 7
+        assert "secret" not in r and r["policy"] == "counting" and r["steps"] == 1
+    assert len({r["seed"] for r in records(out)}) == 4
+
+
+def test_a_policy_that_raises_stops_the_run_with_what_is_done_written(tmp_path, local_host):
+    calls = []
+
+    def factory(task: str, seed: int) -> Any:
+        calls.append(task)
+        if len(calls) > 2:
+            return lambda observation, instruction: 1 / 0
+        return lambda observation, instruction: "DONE"
+
+    out = tmp_path / "suite"
+    config = SuiteConfig(tasks=("e0df059f",), episodes_per_task=4, num_envs=1, policy="flaky")
+    with pytest.raises(ValueError, match="policy 'flaky' raised ZeroDivisionError"):
+        run_suite(config, factory, out, url=local_host.url)
+    assert len(records(out)) == 2
+    assert json.loads((out / "summary.json").read_text())["done"] == 2

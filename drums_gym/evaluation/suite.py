@@ -156,6 +156,7 @@ class SuiteRun:
         self.items = plan_items(self.tasks, config.episodes_per_task, seed=config.seed)
         self._check_resume()
         self._lock = threading.Lock()
+        self._summary_lock = threading.Lock()  # a newer summary is never overwritten
         self._queue: deque[tuple[SuiteItem, int]] = deque(
             (item, journal.attempts.get(item.key, 0))
             for item in self.items
@@ -218,14 +219,15 @@ class SuiteRun:
 
     def write_summary(self) -> dict[str, Any]:
         """Rewrite ``summary.json`` and report progress; answers the summary."""
-        summary = self.summary()
-        self.journal.write_summary(summary)
-        if self.on_progress is not None:
-            overall = summary["overall"]
-            self.on_progress(
-                summary["done"], summary["total"], overall["success"],
-                overall["episodes"] - overall["valid"],
-            )
+        with self._summary_lock:
+            summary = self.summary()
+            self.journal.write_summary(summary)
+            if self.on_progress is not None:
+                overall = summary["overall"]
+                self.on_progress(
+                    summary["done"], summary["total"], overall["success"],
+                    overall["episodes"] - overall["valid"],
+                )
         return summary
 
 
