@@ -1,6 +1,10 @@
-"""``drums-gym eval``: vectorized evaluation of a policy on a task.
+"""``drums-gym eval``: vectorized evaluation of a policy on a task, or a suite of tasks.
 
-Runs ``gym.make_vec("Drums/<task>", num_envs=K)`` (children forked from one desktop,
+With ``--tasks`` it runs a suite (see :mod:`drums_gym.cli._suite`):
+
+    drums-gym eval --tasks all --episodes-per-task 3 --num-envs 8 --out runs/s1 --resume
+
+Without, it runs ``gym.make_vec("Drums/<task>", num_envs=K)`` (children forked from one desktop,
 ``NEXT_STEP`` autoreset) until ``--episodes`` episodes have finished, then reports the
 success rate over VALID episodes (score >= 1.0) with a 95% Wilson interval, the invalid
 rate by reason, and the mean step latency.
@@ -41,14 +45,51 @@ def add_parser(sub: Any) -> None:
         description=(
             "Run the policy in a vector env of --num-envs desktops until --episodes episodes "
             "have finished. Success rate is over VALID episodes (score >= 1.0), with a 95% "
-            "Wilson interval; invalid episodes are counted by reason, never scored as 0."
+            "Wilson interval; invalid episodes are counted by reason, never scored as 0. "
+            "With --tasks: a suite of tasks x --episodes-per-task on --num-envs desktops "
+            "shared across tasks, written as it goes to --out DIR (episodes.jsonl, "
+            "summary.json) and resumable with --resume."
         ),
     )
     p.add_argument(
         "--task", default="e0df059f", help="task id or its first 8 characters (default e0df059f)"
     )
     p.add_argument(
-        "--episodes", type=positive_int, default=8, help="episodes to finish (default 8)"
+        "--episodes", type=positive_int, default=None,
+        help="episodes to finish, with --task (default 8)",
+    )
+    suite = p.add_argument_group("suites (--tasks)")
+    suite.add_argument(
+        "--tasks",
+        default=None,
+        metavar="all|ID,ID,...|FILE",
+        help="run a suite: every task the host serves, a list of ids, or an OSWorld-style "
+        "test_all.json (domain -> list of ids); needs --out",
+    )
+    suite.add_argument(
+        "--episodes-per-task", type=positive_int, default=1, metavar="K",
+        help="episodes of each task (default 1); episode k of a task gets a seed derived "
+        "from (--seed, task, k)",
+    )
+    suite.add_argument(
+        "--out", default=None, metavar="DIR",
+        help="the suite's folder: episodes.jsonl (one line per finished episode, written "
+        "at once) and summary.json (rewritten as the run goes)",
+    )
+    suite.add_argument(
+        "--resume", action="store_true",
+        help="finish the suite already in --out: what is done is skipped",
+    )
+    suite.add_argument(
+        "--retries-invalid", type=_non_negative_int, default=2, metavar="R",
+        help="attempts after an invalid episode (a fresh desktop, the same seed); the "
+        "last is reported invalid with its reason (default 2)",
+    )
+    suite.add_argument(
+        "--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+        help="run the suite's workers on Ray (pip install 'drums-gym[ray]'): a local Ray "
+        "without ADDRESS, else ray.init(address=ADDRESS) (e.g. 'auto' on a cluster node, "
+        "or ray://HEAD:10001)",
     )
     p.add_argument(
         "--num-envs", type=positive_int, default=4, help="desktops stepped together (default 4)"
@@ -68,8 +109,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--record",
         default=None,
+        nargs="?",
+        const="",
         metavar="DIR",
-        help="record every episode (frames, steps.jsonl, GIF) of sub-env k under "
+        help="with --tasks (no DIR): record each counted episode under "
+        "OUT/record/<task8>/episode-<k>/. With --task: record every episode (frames, "
+        "steps.jsonl, GIF) of sub-env k under "
         "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record), and "
         "DIR/summary.json: the arguments and each counted episode's result and folder; "
         "an episode cut off at the end is marked unfinished.json",
@@ -129,9 +174,41 @@ class _Recording:
         return path
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+#: suite flags and their defaults: given without --tasks, they are an error
+_SUITE_ONLY = {"out": None, "resume": False, "ray": None}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..envs import register_task
 
+    if args.tasks is not None:
+        if args.episodes is not None:
+            return fail("eval", ValueError("--episodes is for --task; with --tasks use "
+                                           "--episodes-per-task"))
+        if args.record:
+            return fail("eval", ValueError("with --tasks, --record takes no folder: "
+                                           "recordings go to --out DIR/record/"))
+        from ._suite import run_suite_command
+
+        return run_suite_command(args)
+    for name, default in _SUITE_ONLY.items():
+        if getattr(args, name) != default:
+            flag = "--" + name.replace("_", "-")
+            return fail("eval", ValueError(f"{flag} is for suites: give --tasks"))
+    if args.episodes is None:
+        args.episodes = 8
+    if args.record == "":
+        return fail("eval", ValueError("--record needs a folder with --task: --record DIR"))
     try:
         policies = load_policies(
             args.policy, args.seed, args.num_envs, task=args.task, max_steps=args.steps

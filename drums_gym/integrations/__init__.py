@@ -10,6 +10,8 @@ module                                 what it gives                        extr
                                        (``vf-eval``)
 ``drums_gym.integrations.sb3``         ``DrumsMonitor``, ``DrumsVecEnv``,   ``[sb3]``
                                        ``evaluate_policy``, ``make_sb3_env``
+``drums_gym.integrations.ray``         ``run_suite_on_ray``: the suite      ``[ray]``
+                                       runner's workers as Ray actors
 =====================================  ===================================  ===============
 
 Each module imports its library; this package and ``drums_gym`` itself import none of them.

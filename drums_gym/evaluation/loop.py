@@ -1,37 +1,6 @@
-"""Evaluation as a library: run a policy over a vector env, episode results as they finish.
+"""The vector evaluation loop: a policy over one task's vector env (``drums-gym eval --task``).
 
-:func:`iter_episodes` steps a vector env (``gym.make_vec("Drums/<id8>", num_envs=K)``:
-children forked from one desktop, ``NEXT_STEP`` autoreset) and yields an
-:class:`EpisodeResult` each time a sub-env's episode ends. :class:`EvalSummary` turns
-results into the statistics that matter: success over VALID episodes (score >= 1.0) with
-a 95% Wilson interval, invalid episodes by reason (never scored 0), mean score and mean
-steps. A policy is never asked for an action for a member whose episode is over or
-invalid; an invalid child is counted by reason and the run goes on.
-
->>> results = [EpisodeResult(0, True, 1.0, True, 3), EpisodeResult(1, True, 0.0, False, 5),
-...            EpisodeResult(0, False, None, False, 1, reason="gate_failed")]
->>> s = EvalSummary.from_results(results)
->>> s.episodes, s.valid, s.success_rate, s.invalid_reasons, s.mean_length
-(3, 2, 0.5, {'gate_failed': 1}, 4.0)
->>> [round(x, 3) for x in s.success_ci95]
-[0.095, 0.905]
-
-Example (the embedded local host when ``DRUMS_URL`` is unset)::
-
-    from drums_gym.evaluation import EvalSummary, iter_episodes, make_envs
-
-    def policy(observation, instruction):
-        return "DONE"
-
-    envs = make_envs("e0df059f", num_envs=2, max_steps=5)
-    try:
-        results = []
-        for result in iter_episodes(envs, policy, episodes=4, seed=0):
-            print(result.to_json())           # as each episode finishes
-            results.append(result)
-    finally:
-        envs.close()
-    print(EvalSummary.from_results(results).to_json())
+See :mod:`drums_gym.evaluation` for the statistics it keeps and an example.
 """
 
 from __future__ import annotations
@@ -44,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ._loop import Members, Policy, check_capacity, needs_accessibility
-from .outcomes import UNKNOWN_REASON, EpisodeOutcome, rate, wilson_interval
-from .wrappers._vector_info import info_at, member_info
+from .._loop import Members, Policy, check_capacity, needs_accessibility
+from ..outcomes import UNKNOWN_REASON, EpisodeOutcome, rate, wilson_interval
+from ..wrappers._vector_info import info_at, member_info
 
 __all__ = [
     "EpisodeResult",
@@ -311,8 +280,8 @@ def make_envs(
     """
     import gymnasium as gym
 
-    from .client import connect
-    from .envs import register_task
+    from ..client import connect
+    from ..envs import register_task
 
     env_id = register_task(task)
     with connect(url=url, token=token) as client:
