@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from .._loop import Policy
 from ..client import DrumsError
 from ..evaluation import SuiteConfig, SuiteInterrupted, SuiteResult, run_suite
-from ._common import dump_json, fail
+from ._common import dump_json, fail, model_options
 from ._progress import Progress
 from ._table import format_table
 from .policies import load_policy
+from .report import write_report
 
 __all__ = ["SpecPolicyFactory", "render_suite", "run_suite_command"]
 
@@ -25,12 +27,13 @@ __all__ = ["SpecPolicyFactory", "render_suite", "run_suite_command"]
 class SpecPolicyFactory:
     """``(task, seed) -> policy`` of a command-line policy spec (picklable, for Ray)."""
 
-    def __init__(self, spec: str, max_steps: int) -> None:
+    def __init__(self, spec: str, max_steps: int, model: Mapping[str, Any] | None = None) -> None:
         self.spec = spec
         self.max_steps = max_steps
+        self.model = dict(model or {})  # OpenAIPolicy options of openai:MODEL specs
 
     def __call__(self, task: str, seed: int) -> Policy:
-        return load_policy(self.spec, seed, task, max_steps=self.max_steps)
+        return load_policy(self.spec, seed, task, max_steps=self.max_steps, model=self.model)
 
     def __repr__(self) -> str:
         return f"SpecPolicyFactory({self.spec!r}, max_steps={self.max_steps})"
@@ -40,7 +43,7 @@ def run_suite_command(args: argparse.Namespace) -> int:
     """Run ``eval --tasks``; exit code 0, 1 (an error, said on stderr) or 130 (Ctrl+C)."""
     if args.out is None:
         return fail("eval", ValueError("--tasks needs --out DIR (where the suite is written)"))
-    factory = SpecPolicyFactory(args.policy, args.steps)
+    factory = SpecPolicyFactory(args.policy, args.steps, model_options(args))
     bars: list[Progress] = []
 
     def on_progress(done: int, total: int, successes: int, invalid: int) -> None:
@@ -80,6 +83,10 @@ def run_suite_command(args: argparse.Namespace) -> int:
     else:
         print(render_suite(result.summary))
         print(f"\nwrote {result.folder / 'episodes.jsonl'} and {result.folder / 'summary.json'}")
+    if args.record is not None:  # "" with --tasks: the recordings are under --out
+        report = write_report(result.folder)
+        if report is not None and not args.json:
+            print(f"report   {report} (open it in a browser)")
     return 0
 
 

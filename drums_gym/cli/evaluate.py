@@ -25,14 +25,17 @@ from ..evaluation import EpisodeResult, Evaluation, evaluate, make_envs
 from ..outcomes import wilson_interval
 from ._common import (
     add_connection_args,
+    add_model_args,
     add_output_args,
     dump_json,
     fail,
     fit_to_terminal,
+    model_options,
     positive_int,
 )
 from ._progress import Progress
 from .policies import load_policies
+from .report import write_report
 
 # wilson_interval lives in drums_gym.outcomes (re-exported here)
 __all__ = ["add_parser", "render", "run", "wilson_interval"]
@@ -119,6 +122,7 @@ def add_parser(sub: Any) -> None:
         "DIR/summary.json: the arguments and each counted episode's result and folder; "
         "an episode cut off at the end is marked unfinished.json",
     )
+    add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
     p.set_defaults(run=run)
@@ -211,7 +215,12 @@ def run(args: argparse.Namespace) -> int:
         return fail("eval", ValueError("--record needs a folder with --task: --record DIR"))
     try:
         policies = load_policies(
-            args.policy, args.seed, args.num_envs, task=args.task, max_steps=args.steps
+            args.policy,
+            args.seed,
+            args.num_envs,
+            task=args.task,
+            max_steps=args.steps,
+            model=model_options(args),
         )
         env_id = register_task(args.task)
     except ValueError as exc:
@@ -264,6 +273,8 @@ def run(args: argparse.Namespace) -> int:
             "not_counted": recording.uncounted,
             "unfinished": recording.unfinished,
         }
+        report = write_report(recording.folder)
+        summary["record"]["report"] = None if report is None else str(report)
     if args.json:
         dump_json(summary)
     else:

@@ -226,6 +226,24 @@ class OpenAIPolicy:
         return (f"OpenAIPolicy(model={self.model!r}, base_url={self.base_url!r}, "
                 f"observation={self.observation!r}, api_key_env={self.api_key_env!r})")
 
+    def episode_stats(self) -> dict[str, Any]:
+        """This episode's model figures, as the suite runner records them per episode:
+        ``model_latency_s`` (mean per call), ``prompt_tokens`` and ``completion_tokens``
+        (sums; None when the server reported none), ``policy_errors`` (count)."""
+        calls = self.calls
+        latencies = [c["model_latency_s"] for c in calls if c.get("model_latency_s") is not None]
+
+        def total(key: str) -> int | None:
+            values = [c[key] for c in calls if c.get(key) is not None]
+            return sum(values) if values else None
+
+        return {
+            "model_latency_s": sum(latencies) / len(latencies) if latencies else None,
+            "prompt_tokens": total("prompt_tokens"),
+            "completion_tokens": total("completion_tokens"),
+            "policy_errors": sum(1 for c in calls if c.get("policy_error")),
+        }
+
     @property
     def last_call(self) -> dict[str, Any] | None:
         """The last call's record (a copy), None before the first call of an episode."""
