@@ -24,7 +24,8 @@ def hosted(local_host, monkeypatch: pytest.MonkeyPatch):
 
 def test_a_model_policys_figures_are_recorded_per_episode(hosted, tmp_path: Path, capsys):
     out = tmp_path / "run"
-    replies = [Reply.text("```python\npyautogui.moveTo(5, 5)\n```", 30, 9), Reply.text("DONE", 40, 2)]
+    move = Reply.text("```python\npyautogui.moveTo(5, 5)\n```", 30, 9)
+    replies = [move, Reply.text("DONE", 40, 2)]
     with StandIn(replies) as server:
         code = main([
             "eval", "--tasks", "e0df059f", "--episodes-per-task", "1", "--num-envs", "1",
