@@ -43,7 +43,7 @@ class DefaultMaxSteps(int):
 
 
 ENTRY_POINT = "drums_gym.envs.desktop_env:DrumsDesktopEnv"
-VECTOR_ENTRY_POINT = "drums_gym.envs.vector:make_fork_vector"
+VECTOR_ENTRY_POINT = "drums_gym.envs.make_vec:make_fork_vector"
 
 
 def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -> str:

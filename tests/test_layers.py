@@ -71,12 +71,6 @@ LAYERS: tuple[Layer, ...] = (
 #: so this list can only shrink. (An allowlist rather than ``xfail(strict=True)``: an
 #: xfail would hide every new cycle for as long as an old one lives.)
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # DrumsDesktopEnv.fork_vector imports the vector env (deferred) while vector.py imports
-    # DrumsDesktopEnv for make_fork_vector (the vector entry point). Owner: envs.
-    frozenset({
-        "drums_gym.envs.desktop_env",
-        "drums_gym.envs.vector",
-    }),
 )
 
 PRESENT = [layer for layer in LAYERS if present(layer, PACKAGE)]

@@ -53,7 +53,7 @@ def test_the_copy_is_clean(copy: Path, tmp_path: Path) -> None:
 
 def test_static_catches_local_importing_the_vector_env(copy: Path) -> None:
     """The old check let this pass (``drums_gym`` was allowed and matched as a prefix)."""
-    plant(copy, "local/faults.py", "from drums_gym.envs.vector import make_fork_vector")
+    plant(copy, "local/faults.py", "from drums_gym.envs.vector import DrumsForkVectorEnv")
     problems = static(copy)
     assert len(problems) == 1 and "drums_gym.local.faults:" in problems[0]
     assert "drums_gym.envs.vector" in problems[0] and "may not use envs" in problems[0]

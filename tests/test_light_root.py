@@ -99,7 +99,7 @@ def test_every_catalog_task_is_registered() -> None:
         spec = gym.spec(f"Drums/{task.short_id}")
         assert spec.kwargs["task"] == task.id
         assert spec.entry_point == "drums_gym.envs.desktop_env:DrumsDesktopEnv"
-        assert spec.vector_entry_point == "drums_gym.envs.vector:make_fork_vector"
+        assert spec.vector_entry_point == "drums_gym.envs.make_vec:make_fork_vector"
 
 
 def test_gym_make_against_a_remote_host_loads_no_simulator(local_host) -> None:

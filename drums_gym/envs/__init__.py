@@ -3,7 +3,8 @@ light `drums_gym.registration`, re-exported here)."""
 
 from ..registration import register_catalog, register_task
 from .desktop_env import DEFAULT_MAX_STEPS, DrumsDesktopEnv
-from .vector import DrumsForkVectorEnv, make_fork_vector
+from .make_vec import make_fork_vector
+from .vector import DrumsForkVectorEnv
 from .vector_info import info_at, member_info
 
 __all__ = [

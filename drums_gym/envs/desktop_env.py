@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
 from ..registration import DEFAULT_MAX_STEPS, DefaultMaxSteps
+from ._closing import warn_left_behind
 from ._episode import EpisodeRunner
 from ._time_limit import enclosing_time_limits
 
@@ -369,15 +370,3 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     def __repr__(self) -> str:
         slot = self._slot.id if self._slot is not None else None
         return f"<DrumsDesktopEnv task={self.task_id[:8]} slot={slot}>"
-
-
-def warn_left_behind(closing: object, errors: list[DrumsError], ttl: float | None = None) -> None:
-    """One warning for everything a close could not delete (the host is gone or hung)."""
-    if not errors:
-        return
-    lease = f" ({ttl:g} s)" if ttl else ""
-    logger.warning(
-        "drums-gym: closing %r left %d desktops or saved states undeleted (first: %s: %s); "
-        "their leases%s bound them",
-        closing, len(errors), type(errors[0]).__name__, errors[0], lease,
-    )

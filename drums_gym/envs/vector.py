@@ -11,7 +11,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium.spaces import Box
@@ -19,12 +19,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
+from ._closing import warn_left_behind
 from ._episode import EpisodeRunner, StepOutcome
 from ._forking import Forker, check_quota
 from ._frames import FramePool, batched_frames_space
-from .desktop_env import DefaultMaxSteps, DrumsDesktopEnv, warn_left_behind
 
-__all__ = ["DrumsForkVectorEnv", "make_fork_vector"]
+if TYPE_CHECKING:
+    from .desktop_env import DrumsDesktopEnv
+
+__all__ = ["DrumsForkVectorEnv"]
 
 
 class DrumsForkVectorEnv(VectorEnv):
@@ -352,42 +355,3 @@ def _delete(slot: Slot | None, deadline: float | None = None) -> DrumsError | No
     except DrumsError as exc:
         return exc
     return None
-
-
-def make_fork_vector(
-    num_envs: int = 1,
-    *,
-    task: str = "e0df059f",
-    max_episode_steps: int | None = None,
-    keep_state: bool = False,
-    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-    fork_retries: int = 1,
-    **env_kwargs: Any,
-) -> DrumsForkVectorEnv:
-    """Vector entry point of ``Drums/*`` ids: a parent desktop plus ``num_envs`` forks.
-
-    ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
-    resets it (waiting for its gates), and forks it; closing the vector env closes both.
-    ``max_episode_steps`` and ``max_steps`` are one step limit (the smaller when both are
-    given), verified at that step, as with ``gym.make``.
-    """
-    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): one limit
-        own = env_kwargs.get("max_steps")
-        explicit = own if isinstance(own, int) and not isinstance(own, DefaultMaxSteps) else None
-        env_kwargs["max_steps"] = (
-            min(explicit, max_episode_steps) if explicit is not None else max_episode_steps
-        )
-    parent = DrumsDesktopEnv(task=task, **env_kwargs)
-    try:
-        parent.reset()
-        return DrumsForkVectorEnv(
-            parent,
-            num_envs,
-            keep_state=keep_state,
-            autoreset_mode=autoreset_mode,
-            fork_retries=fork_retries,
-            close_parent=True,
-        )
-    except BaseException:
-        parent.close()
-        raise
