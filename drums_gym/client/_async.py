@@ -16,7 +16,7 @@ import httpx
 
 from . import _ops
 from ._http import Transport
-from ._ops import Op, Parallel, Runner, expand, single
+from ._ops import Op, Parallel, Runner, expand, response, single
 from ._request import Call, Policy, Send, Sleep, default_timeout
 from ._session import CLOSE_TIMEOUT_S, Ledger
 from .errors import DrumsError
@@ -34,8 +34,11 @@ class AsyncTransport(Policy):
     translation. Use it from one event loop."""
 
     _default_sleep = staticmethod(asyncio.sleep)
+    _client: httpx.AsyncClient
 
-    def _open(self, transport: httpx.AsyncBaseTransport | None, options: dict[str, Any]) -> Any:
+    def _open(
+        self, transport: httpx.AsyncBaseTransport | None, options: dict[str, Any]
+    ) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=default_timeout(self.timeout), transport=transport,
                                  **options)
 
@@ -57,7 +60,7 @@ class AsyncTransport(Policy):
 
     async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Send a request (see `Call` for the keywords); answer a 2xx/3xx reply or raise."""
-        return await self.run(single(Call(method, path, raw=True, **kwargs)))
+        return await self.run(response(Call(method, path, raw=True, **kwargs)))
 
     async def json(
         self, method: str, path: str, *, params: Mapping[str, Any] | None = None, **kwargs: Any

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import httpx
 
-from ._ops import Op, Parallel, Runner, expand, single
+from ._ops import Op, Parallel, Runner, expand, response, single
 from ._request import Call, Policy, Send, Sleep, default_timeout, user_agent
 from .errors import DrumsError
 
@@ -33,8 +33,11 @@ class Transport(Policy):
     """
 
     _default_sleep = staticmethod(time.sleep)
+    _client: httpx.Client
 
-    def _open(self, transport: httpx.BaseTransport | None, options: dict[str, Any]) -> Any:
+    def _open(
+        self, transport: httpx.BaseTransport | None, options: dict[str, Any]
+    ) -> httpx.Client:
         return httpx.Client(timeout=default_timeout(self.timeout), transport=transport,
                             **options)
 
@@ -47,7 +50,7 @@ class Transport(Policy):
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Send a request (see `Call` for the keywords); answer a 2xx/3xx reply or raise."""
-        return self.run(single(Call(method, path, raw=True, **kwargs)))
+        return self.run(response(Call(method, path, raw=True, **kwargs)))
 
     def json(
         self, method: str, path: str, *, params: Mapping[str, Any] | None = None, **kwargs: Any
@@ -99,7 +102,7 @@ class Transport(Policy):
         except RuntimeError:  # pragma: no cover - interpreter shutting down
             return [one(item) for item in items]
         try:
-            futures = []
+            futures: list[Future[Any] | None] = []  # None: run in this thread
             for item in items:
                 try:
                     futures.append(pool.submit(one, item))

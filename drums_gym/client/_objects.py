@@ -9,7 +9,7 @@ import logging
 import math
 import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import httpx
@@ -22,7 +22,8 @@ from .errors import DrumsError
 from .models import Screen, SlotInfo
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._session import Ledger
+    from ._async import AsyncSession
+    from ._session import Session
 
 __all__ = [
     "ENV_TOKEN",
@@ -38,6 +39,8 @@ __all__ = [
 logger = logging.getLogger("drums_gym.client")
 
 S = TypeVar("S", bound="SlotBase")
+P = TypeVar("P", bound=Policy)
+L = TypeVar("L", bound="Session | AsyncSession")
 
 
 class SlotBase:
@@ -163,13 +166,14 @@ def resolve_host(url: str | None, token: str | None) -> tuple[str, str | None]:
     return url, token
 
 
-class ClientBase:
+class ClientBase(Generic[P, L]):
     """A connection's settings, checked, and its session: what `Client` and
-    `AsyncClient` share. A subclass names its `_transport_class` and `_session_class`."""
+    `AsyncClient` share. A subclass names its `_transport_class` (``P``) and its
+    `_session_class` (``L``, made from a ``P`` and the close timeout)."""
 
-    _session: Any
-    _transport_class: type[Policy]
-    _session_class: type[Ledger]
+    _session: L
+    _transport_class: type[P]
+    _session_class: Callable[[P, float], L]
 
     def __init__(
         self,
@@ -210,7 +214,7 @@ class ClientBase:
             url, token, timeout=timeout, max_retries=max_retries, retry_budget=retry_budget,
             pool_size=max(64, 2 * (workers or 0)), transport=transport,
         )
-        self._session = self._session_class(http, float(close_timeout))  # type: ignore[call-arg]
+        self._session = self._session_class(http, float(close_timeout))
         # At close or interpreter exit (for an async client never closed: a best-effort
         # sync cleanup). Holds the session only, never `self`.
         self._finalizer = weakref.finalize(self, self._session.close)

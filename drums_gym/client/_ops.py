@@ -17,8 +17,9 @@ import time
 import uuid
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+import httpx
 import numpy as np
 
 from . import _wire as W
@@ -41,6 +42,7 @@ __all__ = [
     "Op",
     "Parallel",
     "Runner",
+    "Steps",
     "check_task_id",
     "check_ttl",
     "close_session",
@@ -54,6 +56,7 @@ __all__ = [
     "listing",
     "observe",
     "reset",
+    "response",
     "screen_of",
     "single",
     "slot_info",
@@ -68,6 +71,7 @@ logger = logging.getLogger("drums_gym.client")
 
 R = TypeVar("R")
 S = TypeVar("S")
+Y = TypeVar("Y")
 G = TypeVar("G")
 
 
@@ -79,6 +83,8 @@ class Parallel:
 
 
 Op = Generator["Call | Parallel", Any, R]
+#: What a transport runs: an operation with its calls expanded into tries (`expand`).
+Steps = Generator["Send | Sleep | Parallel", Any, R]
 
 #: Extra read time on top of a long-poll's `timeout_s` before the transport gives up.
 _LONG_POLL_MARGIN_S = 10.0
@@ -86,13 +92,15 @@ _CLOSE_MAX_RETRIES = 2
 _CLOSE_RETRY_BUDGET_S = 1.0
 
 
-class Runner:
-    """Steps an operation: `step` is what it waits for (None once done, `value` set)."""
+class Runner(Generic[Y, R]):
+    """Steps a generator that yields ``Y`` and returns ``R`` (an `Op`, or the `Steps` of
+    one): `step` is what it waits for (None once done, `value` set)."""
 
-    def __init__(self, op: Op[Any]) -> None:
+    value: R  #: the generator's result, once `step` is None
+
+    def __init__(self, op: Generator[Y, Any, R]) -> None:
         self._op = op
-        self.value: Any = None
-        self.step: Call | Parallel | None = None
+        self.step: Y | None = None
         self._advance(op.send, None)
 
     def give(self, value: Any) -> None:
@@ -110,7 +118,7 @@ class Runner:
             self.step, self.value = None, stop.value
 
 
-def expand(policy: Policy, op: Op[R]) -> Generator[Send | Sleep | Parallel, Any, R]:
+def expand(policy: Policy, op: Op[R]) -> Steps[R]:
     """``op`` with each `Call` carried out as `exchange` steps: what a transport runs.
 
     A `Parallel` passes through: the transport runs each of its operations expanded.
@@ -130,9 +138,24 @@ def expand(policy: Policy, op: Op[R]) -> Generator[Send | Sleep | Parallel, Any,
     return runner.value
 
 
-def single(call: Call) -> Op[Any]:
-    """An operation of one call."""
-    return (yield call)
+def single(call: Call) -> Op[dict[str, Any]]:
+    """An operation of one call: its reply's JSON object."""
+    if call.raw:
+        raise ValueError("single() answers a JSON object; use response() for a raw call")
+    body = yield call
+    if not isinstance(body, dict):  # pragma: no cover - exchange answers parse_json's dict
+        raise TypeError(f"{call.method} {call.path}: expected a JSON object, got {body!r}")
+    return body
+
+
+def response(call: Call) -> Op[httpx.Response]:
+    """An operation of one ``raw`` call: its `httpx.Response`."""
+    if not call.raw:
+        raise ValueError("response() answers the httpx.Response of a raw call")
+    reply = yield call
+    if not isinstance(reply, httpx.Response):  # pragma: no cover - a transport bug
+        raise TypeError(f"{call.method} {call.path}: expected a response, got {reply!r}")
+    return reply
 
 
 # -- checks and wire values ------------------------------------------------------------------
@@ -322,7 +345,8 @@ def _rebuild(
                 f"GET {path}: raw screenshot has {len(data)} bytes, expected "
                 f"{width * height * 3} ({width}x{height}x3)"
             )
-        return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
+        # a writable array of its own (over a bytearray copy of the reply)
+        return np.frombuffer(bytearray(data), dtype=np.uint8).reshape(height, width, 3)
     screen = base[1]
     offset = 0
     for box in filter(None, boxes.split(";")):

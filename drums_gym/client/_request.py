@@ -197,7 +197,7 @@ class Policy:
         herds), else exponential backoff with full jitter."""
         if hint is not None:
             return hint * (1.0 + 0.1 * self._rand())
-        return self._rand() * min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * (2**attempt))
+        return self._rand() * min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2.0 ** min(attempt, 64))
 
     def redact(self, text: str) -> str:
         """``text`` without the token."""

@@ -92,7 +92,9 @@ class Ledger:
         (the host deleted it with that child)."""
         with self._lock:
             state = self._slots.pop(slot_id, None)
-            children = self._children.get(state) if state is not None else None
+            if state is None:  # not forked from a state deleted with its children
+                return
+            children = self._children.get(state)
             if children is not None:
                 children.discard(slot_id)
                 if not children:

@@ -82,7 +82,7 @@ def aconnect(url: str | None = None, token: str | None = None, **options: Any) -
     return _Connecting(url, token, options)
 
 
-class AsyncClient(ClientBase):
+class AsyncClient(ClientBase[AsyncTransport, AsyncSession]):
     """`Client` on asyncio: create desktops, list tasks, `gather` rollouts.
 
     An async context manager; `aclose()` (idempotent) deletes every desktop and saved

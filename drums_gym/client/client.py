@@ -57,7 +57,7 @@ def connect(
                   transport=transport, retry_budget=retry_budget, close_timeout=close_timeout)
 
 
-class Client(ClientBase):
+class Client(ClientBase[Transport, Session]):
     """A connection to a Drums host: create desktops, list tasks, map rollouts.
 
     Thread-safe. A context manager; `close()` (idempotent, also run at interpreter exit)

@@ -94,5 +94,7 @@ def batched_frames_space(single: Box, n: int) -> Box:
     space.bounded_above = np.broadcast_to(single.bounded_above, shape)
     space.low_repr = None
     space.high_repr = None
-    space._np_random = None  # its own generator, seeded on first use or by seed()
+    # its own generator, seeded on first use or by seed(); gymnasium annotates the
+    # attribute as a Generator but uses None for "not seeded yet" (as Space.__init__ does)
+    space._np_random = None  # type: ignore[assignment]
     return space

@@ -236,6 +236,8 @@ def format_value(type_: str, value: Value) -> str:
     if type_ == "i":
         return str(value)
     if type_ == "d":
+        if isinstance(value, list):
+            raise SettingsError(f"a '{type_}' key takes a number, not a list")
         text = f"{float(value):.17g}"  # g_ascii_dtostr: 1.1 prints 1.1000000000000001
         if not any(c in text for c in ".eninf"):
             text += ".0"

@@ -435,12 +435,12 @@ class SettingsWindow(Window):
 
 def open_settings(host: Desktop, page: str | None = None) -> SettingsWindow:
     """Open the Settings window (or raise the open one), showing ``page`` when given."""
-    for w in host.windows:
-        if isinstance(w, SettingsWindow):
-            host.raise_window(w)
+    for shown in host.windows:
+        if isinstance(shown, SettingsWindow):
+            host.raise_window(shown)
             if page is not None:
-                w.show(page)
-            return w
+                shown.show(page)
+            return shown
     x0, y0, x1, y1 = host.work_area()
     w, h = min(1000, x1 - x0 - 40), min(700, y1 - y0 - 40)
     x = x0 + (x1 - x0 - w) // 2

@@ -29,10 +29,10 @@ _SHOWN = ["enabled", "sensitive", "showing", "visible"]
 
 def open_timezone_dialog(host: Desktop, owner: Window) -> TimeZoneDialog:
     """Open the dialog centred on ``owner`` (focused, on top)."""
-    for w in host.windows:
-        if isinstance(w, TimeZoneDialog):
-            host.raise_window(w)
-            return w
+    for shown in host.windows:
+        if isinstance(shown, TimeZoneDialog):
+            host.raise_window(shown)
+            return shown
     w, h = 720, 520
     x = owner.x + (owner.w - w) // 2
     y = max(28, owner.y + (owner.h - h) // 2)

@@ -323,7 +323,8 @@ def _awk_print(rule: _AwkRule, fields: list[str], line: str, nr: int) -> str:
         return ""
     if not rule.items:
         return line + "\n"
-    parts, sep = [], False
+    parts: list[str] = []
+    sep = False
     for item in rule.items:
         if item == ",":
             sep = True
