@@ -61,7 +61,7 @@ def attempt_record(
 ) -> dict[str, Any]:
     """One line of ``episodes.jsonl`` (the suite schema's fields, in its order)."""
     step_time = float(timings.get("action", 0.0)) + float(timings.get("observe", 0.0))
-    record: dict[str, Any] = {
+    line: dict[str, Any] = {
         "task": item.task,
         "task_short": item.task_short,
         "episode": item.episode,
@@ -85,8 +85,8 @@ def attempt_record(
     }
     for key, value in (extra or {}).items():
         if key in POLICY_FIGURES and isinstance(value, (int, float)) and math.isfinite(value):
-            record[key] = value
-    return record
+            line[key] = value
+    return line
 
 
 class SuiteWorker:
