@@ -2,7 +2,7 @@
 
 Dependency-free (stdlib only), shared by both sides of the wire: the client
 (:mod:`drums_gym.client`) and the local host (:mod:`drums_gym.local`) spell the protocol
-only through these names (docs/http-api.md), and ``tests/test_wire_contract.py`` checks that
+only through these names (docs/http-api.md), and ``tests/client/test_wire_contract.py`` checks that
 every field the host sends or documents is here and every field the client reads is one the
 host sends.
 """

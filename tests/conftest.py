@@ -73,7 +73,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("drums-gym")
     group.addoption(
         "--soak", action="store_true", default=False,
-        help="run the soak tests (tests/test_soak.py; minutes, not seconds)",
+        help="run the soak tests (tests/reliability/test_soak.py; minutes, not seconds)",
     )
     group.addoption(
         "--soak-steps", type=int, default=2000, metavar="N",

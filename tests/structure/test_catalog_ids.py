@@ -13,8 +13,8 @@ from pathlib import Path
 from drums_gym._catalog_ids import TASK_IDS
 from drums_gym.local.tasks import CATALOG
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "catalog_ids.py"
-GENERATED = Path(__file__).resolve().parent.parent / "drums_gym" / "_catalog_ids.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "catalog_ids.py"
+GENERATED = Path(__file__).resolve().parents[2] / "drums_gym" / "_catalog_ids.py"
 
 
 def generate(*args: str) -> subprocess.CompletedProcess[str]:

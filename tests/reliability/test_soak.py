@@ -4,7 +4,7 @@ faults, with NEXT_STEP autoreset forking a new child whenever an episode ends.
 Nothing may grow with the run: process memory (RSS), threads, live desktops and saved
 states on the host, and what the client tracks. Skipped unless ``pytest --soak``::
 
-    .venv/bin/pytest tests/test_soak.py --soak --soak-steps 2000
+    .venv/bin/pytest tests/reliability/test_soak.py --soak --soak-steps 2000
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from drums_gym.local.desktop import Desktop
 from drums_gym.local.desktop.a11y import NAMESPACES, ROLES, to_xml
 from drums_gym.solvers.a11y import walk
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 DOCS = "/home/user/Documents"
 VIEW = ("layered-pane", "Files View")
 DESKTOP = ("layered-pane", "Desktop Icons")

@@ -11,7 +11,7 @@ from PIL import Image
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.tasks import CATALOG, Task, get_task
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 HOME = "/home/user"
 
 #: OSWorld's evaluation_examples/examples/os/<id>.json: id -> instruction

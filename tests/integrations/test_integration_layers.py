@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "drums_gym"
+PACKAGE = Path(__file__).resolve().parents[2] / "drums_gym"
 INTEGRATIONS = PACKAGE / "integrations"
 #: what drums_gym.integrations may import from drums_gym (beside itself)
 ALLOWED = ("drums_gym.envs", "drums_gym.wrappers", "drums_gym.client", "drums_gym.actions",

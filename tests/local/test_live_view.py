@@ -1,7 +1,7 @@
 """The live view page (``GET /v1/slots/{id}/view``) over real loopback HTTP, without a browser.
 
 What the page does in a browser (the frame changing, the token in the header) is in
-tests/test_browser.py; here: it is served without a token and holds no data, the API it
+tests/report/test_browser.py; here: it is served without a token and holds no data, the API it
 reads still needs the token, and ``drums-gym serve`` says where to open it.
 """
 

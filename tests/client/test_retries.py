@@ -323,4 +323,4 @@ def test_close_does_not_hang_when_the_host_is_gone():
     client.create(task="e0df059f", screen=SCREEN)
     server.stop()
     client.close()  # logs the failure, never raises; the lease bounds what is left
-    assert client.closed  # how soon: benchmarks/timing.py (and tests/test_seams.py)
+    assert client.closed  # how soon: benchmarks/timing.py (and tests/envs/test_seams.py)

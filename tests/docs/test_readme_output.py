@@ -12,7 +12,7 @@ from drums_gym.cli import main
 
 pytestmark = pytest.mark.timeout(120)
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
 def _wall_time_free(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from drums_gym.local.desktop.terminal import TerminalWindow
 from drums_gym.local.desktop.terminal_screen import MAX_LINES
 from drums_gym.local.desktop.topbar_dock import DOCK_APPS, dock_rect
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 
 def rows(t: Term) -> list[str]:

@@ -26,7 +26,7 @@ from drums_gym.local.desktop import Desktop, FileSystem, FolderWindow
 from drums_gym.local.desktop.textfield import TextField
 from drums_gym.local.tasks import get_task
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 TASK = get_task("e0df059f")
 OLD, NEW = "~/Desktop/todo_list_Jan_1", "~/Desktop/todo_list_Jan_2"
 

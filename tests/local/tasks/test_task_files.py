@@ -38,8 +38,8 @@ from drums_gym.local.tasks.metrics import METRICS, parse_string_list
 from drums_gym.local.tasks.shell import run_command
 from drums_gym.local.tasks.steps import load_steps, run_steps
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[3]
+DATA = Path(__file__).resolve().parents[2] / "data"
 TASKS_DATA = ROOT / "drums_gym" / "local" / "tasks" / "data"
 MAKE_ROOT_DIR = DATA / "43c2d64c-bab5-4dcb-a30c-b888321c319a.json"  # OSWorld, not bundled
 HOME = "/home/user"

@@ -273,7 +273,7 @@ def test_readme_screenshots_of_settings_and_the_dock_menu_exist() -> None:
 
     from PIL import Image
 
-    docs = Path(__file__).resolve().parent.parent / "docs"
+    docs = Path(__file__).resolve().parents[3] / "docs"
     for name in ("settings.png", "dock-menu.png"):
         with Image.open(docs / name, formats=["PNG"]) as image:
             assert image.size == (1920, 1080)

@@ -14,7 +14,7 @@ from a11y import center, find
 
 from drums_gym import protocol as P
 
-CLIENT = Path(__file__).resolve().parent.parent / "drums_gym" / "client"
+CLIENT = Path(__file__).resolve().parents[2] / "drums_gym" / "client"
 #: values under these keys are data (the accessibility tree, error details of a nested
 #: episode are walked as episodes), not wire field names
 DATA_KEYS = {P.F_TREE}

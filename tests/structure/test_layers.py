@@ -22,7 +22,7 @@ from import_graph import (
     static_violations,
 )
 
-PACKAGE = Path(__file__).resolve().parent.parent / "drums_gym"
+PACKAGE = Path(__file__).resolve().parents[2] / "drums_gym"
 ROOT = "drums_gym"
 #: what importing the root always loads, whatever layer is imported
 ALWAYS = ("drums_gym._version",)
