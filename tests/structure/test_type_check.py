@@ -16,7 +16,7 @@ from drums_gym.client import connect
 from drums_gym.envs import DrumsDesktopEnv
 from drums_gym.wrappers import VectorWithInstruction
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 UNTYPED = "def planted(x):\n    return x\n"
 
 
