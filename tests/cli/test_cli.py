@@ -279,7 +279,8 @@ def test_eval_records_episodes(local_host, host_url, tmp_path, capsys, monkeypat
                  "--record", str(record)]) == 0
     assert "recorded" in capsys.readouterr().out
     assert forks and forks[0] == 2  # the fork vector env: both sub-envs forked from one parent
-    assert sorted(p.name for p in record.iterdir()) == ["env-0", "env-1", "report.html", "summary.json"]
+    listed = sorted(p.name for p in record.iterdir())
+    assert listed == ["env-0", "env-1", "report.html", "summary.json"]
     for k in range(2):  # each sub-env's first episode: the reset, then its one step
         folder = record / f"env-{k}" / "episode-000001"
         first = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
