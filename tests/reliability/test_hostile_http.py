@@ -181,7 +181,8 @@ def test_a_hostile_line_is_data_and_stalls_no_one(host, desks, name, line, expec
 def test_a_200_deep_tree_then_branch(host, desks):
     attacker, _ = desks
     assert attacker.type("mkdir -p $(printf 'd/%.0s' {1..200}) && cd ~")["cut"] is None
-    r = attacker.http.post(f"/v1/slots/{attacker.id}/branch", json={"n": 1})
+    r = attacker.http.post(f"/v1/slots/{attacker.id}/branch",
+                               json={"n": 1, "delete_state_with_children": True})
     assert r.status_code == 200, r.text
     (child,) = r.json()["children"]
     assert child["state"] == "running", child
