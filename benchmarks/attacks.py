@@ -4,7 +4,8 @@ A ``drums-gym serve`` process (``--action-seconds 2``: every action's work is cu
 is attacked with each class of issue 11 in turn, from one workspace, while a poller on
 loopback calls ``/healthz`` back to back. For each class (and for no attack: the line
 ``echo hi``) it prints the worst latency of one attack action (or request, for the HTTP
-classes) and the p99 of ``/healthz`` during the attack, with ratios to the no-attack row,
+classes; for junk tokens, 50 requests with new tokens; for the slow clients, until the host
+closes them) and the p99 of ``/healthz`` during the attack, with ratios to the no-attack row,
 and the host's peak resident memory. A fast attack is repeated until the poller has 100
 samples (at most 200 times or 3 s).
 
@@ -148,6 +149,7 @@ def attack(name: str, url: str, desk: Desk) -> Callable[[], None]:
         return branch
     if name == "10,000 files, long action":
         desk.type("touch ~/Desktop/f{1..10000}")
+        desk.type("exit")  # the Terminal closes: the clicks land on the crowded Desktop
         code = "\n".join(f"pyautogui.click({100 + i % 700}, {100 + i % 500}, clicks=3)"
                          for i in range(1000))
         return lambda: (desk.act(code), None)[1]
