@@ -6,7 +6,8 @@ requests. Each attack class of issue 11 gets one case, and a hypothesis grammar 
 lines (``tests/bash_grammar.py``) types many more. Asserted: no 5xx ever; an action whose
 work ran out of budget answers 200 with ``cut`` and its episode stays valid; while a slow
 attack runs, ``/healthz`` and another workspace's screenshot return before it does
-(ordering: the attack thread is still alive when they come back); the host's peak memory
+(ordering: once the host process has burnt CPU on the attack, they come back while the
+attack thread is still alive); the host's peak memory
 stays bounded.
 
 The attack host is a ``drums-gym serve`` process (``--action-seconds 2``), so its memory is
@@ -16,6 +17,7 @@ its own (``/proc/<pid>/status``).
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -61,6 +63,19 @@ class Host:
             if row.startswith(field + ":"):
                 return int(row.split()[1]) * 1024
         raise LookupError(field)
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the host process has used."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def working(self, since: float, alive: threading.Thread, cpu: float = 0.2) -> None:
+        """Return once the host has burnt ``cpu`` seconds since ``since`` (the attack's work is
+        under way), while ``alive`` still runs; fail if it ended first."""
+        tick = threading.Event()
+        while self.cpu_seconds() - since < cpu:
+            assert alive.is_alive(), "the attack ended before its work was seen"
+            tick.wait(0.005)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -161,8 +176,10 @@ def test_a_hostile_line_is_data_and_stalls_no_one(host, desks, name, line, expec
     attacker, other = desks
     box: list[dict[str, Any]] = []
     attack = threading.Thread(target=lambda: box.append(attacker.type(line)), daemon=True)
+    cpu = host.cpu_seconds()
     attack.start()
     if slow:  # the host answers others while the attack's work runs
+        host.working(cpu, attack)
         _healthz(host.url)
         other.screenshot()
         assert attack.is_alive(), f"{name}: the attack ended before the others were answered"
