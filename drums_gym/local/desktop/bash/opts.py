@@ -20,7 +20,8 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
                with_value: str = "", every: dict[str, list[str]] | None = None,
                ) -> tuple[set[str], list[str], dict[str, str]]:
     """Split ``args`` into (flags, operands, option values). ``with_value`` lists short
-    options taking an argument (``-n 5`` / ``-n5``); ``every`` (if given) collects all the
+    options taking an argument (``-n 5`` / ``-n5``; a long name mapped to one takes
+    ``--name=5`` or ``--name 5``, as getopt_long does); ``every`` (if given) collects all the
     values of each, in order. Raises `BadOption`."""
     flags: set[str] = set()
     values: dict[str, str] = {}
@@ -33,7 +34,7 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
             operands.extend(args[i + 1:])
             break
         if a.startswith("--") and len(a) > 2:
-            name, _, val = a[2:].partition("=")
+            name, sep, val = a[2:].partition("=")
             match = [k for k in long if k.startswith(name)]
             exact = name if name in long else (match[0] if len(match) == 1 else None)
             if exact is None:
@@ -42,7 +43,13 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
             key = long[exact]
             if key:
                 flags.add(key)
-                if val:
+                if not sep and key in with_value:
+                    i += 1
+                    if i >= len(args):
+                        raise BadOption(f"{prog}: option '--{exact}' requires an argument\n"
+                                        f"Try '{prog} --help' for more information.")
+                    val, sep = args[i], "="
+                if sep:
                     values[key] = val
                     if every is not None:
                         every.setdefault(key, []).append(val)

@@ -39,13 +39,16 @@ class Opts:
     """How a command's options parse: bundled ``short`` letters, ``long`` names (mapped to a
     letter, or ``""`` to accept and ignore), letters taking a value (``with_value``),
     ``-NUM`` as a value of ``number`` (``head -5`` is ``head -n 5``), and the exit status
-    of a usage error."""
+    of a usage error; ``usage`` (if given) replaces coreutils' "Try '... --help'" line
+    after the error, for tools that print their usage instead (the shadow tools:
+    ``useradd``, ``usermod``, ``passwd`` ...) or another hint (glibc's ``getent``)."""
 
     short: str = ""
     long: Mapping[str, str] = field(default_factory=dict)
     with_value: str = ""
     number: str = ""
     usage_status: int = 1
+    usage: str = ""
 
 
 @dataclass
@@ -92,7 +95,7 @@ class Command:
             flags, operands, values = parse_opts(self.name, args, o.short, dict(o.long),
                                                  o.with_value, every)
         except BadOption as exc:
-            ctx.err(str(exc))
+            ctx.err(str(exc) if not o.usage else f"{str(exc).split(chr(10))[0]}\n{o.usage}")
             return o.usage_status
         return self.fn(ctx, Args(flags, operands, values, every, args))
 

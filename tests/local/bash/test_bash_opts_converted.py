@@ -1,0 +1,72 @@
+"""Commands whose options the registry's `Opts` parses: each prints its real tool's usage
+error (getopt's message, then the tool's usage or hint) with the tool's exit status, and
+options that take a value take it in every getopt spelling."""
+
+from __future__ import annotations
+
+import pytest
+
+from drums_gym.local.desktop import Desktop
+from drums_gym.local.tasks.shell import run_command
+
+
+@pytest.fixture
+def d() -> Desktop:
+    return Desktop()
+
+
+def run(d: Desktop, line: str) -> tuple[int, str, str]:
+    r = run_command(d, line)
+    return r.status, r.stdout, r.stderr
+
+
+SHADOW_USAGE = "Usage: useradd [options] LOGIN\n       useradd -D\n       useradd -D [options]"
+
+
+@pytest.mark.parametrize(("line", "status", "err"), [
+    ("sudo useradd --x bob", 2, f"useradd: unrecognized option '--x'\n{SHADOW_USAGE}\n"),
+    ("sudo useradd -Q bob", 2, f"useradd: invalid option -- 'Q'\n{SHADOW_USAGE}\n"),
+    ("sudo useradd bob -d", 2, f"useradd: option requires an argument -- 'd'\n{SHADOW_USAGE}\n"),
+    ("sudo useradd bob --home-dir", 2,
+     f"useradd: option '--home-dir' requires an argument\n{SHADOW_USAGE}\n"),
+    ("sudo usermod --x bob", 2,
+     "usermod: unrecognized option '--x'\nUsage: usermod [options] LOGIN\n"),
+    ("sudo userdel -Q bob", 2, "userdel: invalid option -- 'Q'\nUsage: userdel [options] LOGIN\n"),
+    ("passwd --x", 2, "passwd: unrecognized option '--x'\nUsage: passwd [options] [LOGIN]\n"),
+    ("sudo chpasswd -Q", 1, "chpasswd: invalid option -- 'Q'\nUsage: chpasswd [options]\n"),
+    ("getent --x passwd", 64, "getent: unrecognized option '--x'\n"
+     "Try `getent --help' or `getent --usage' for more information.\n"),
+    ("id -Q", 1, "id: invalid option -- 'Q'\nTry 'id --help' for more information.\n"),
+    ("su --x", 1, "su: unrecognized option '--x'\nTry 'su --help' for more information.\n"),
+    ("chown -Q user f", 1, "chown: invalid option -- 'Q'\n"
+     "Try 'chown --help' for more information.\n"),
+    ("stat --x f", 1, "stat: unrecognized option '--x'\nTry 'stat --help' for more information.\n"),
+])
+def test_usage_error_is_the_real_tools(d: Desktop, line: str, status: int, err: str) -> None:
+    assert run(d, line) == (status, "", err)
+
+
+def test_useradd_takes_long_values_separately_or_with_equals(d: Desktop) -> None:
+    assert run(d, "sudo useradd -m --home-dir /srv/bob --shell=/bin/bash bob")[0] == 0
+    assert run(d, "getent passwd bob")[1].rstrip().split(":")[5:] == ["/srv/bob", "/bin/bash"]
+    assert d.fs.is_dir("/srv/bob")
+
+
+def test_userdel_remove_and_id_bundled_flags(d: Desktop) -> None:
+    assert run(d, "sudo useradd -m bob")[0] == 0
+    assert run(d, "id -u -n bob") == (0, "bob\n", "")
+    assert run(d, "id -nu bob") == (0, "bob\n", "")
+    assert run(d, "sudo userdel --remove bob")[0] == 0
+    assert not d.fs.exists("/home/bob")
+
+
+def test_stat_format_and_printf_spellings(d: Desktop) -> None:
+    run(d, "echo hi > f")
+    assert run(d, "stat -c %s f") == (0, "3\n", "")
+    assert run(d, "stat --format %s f") == (0, "3\n", "")
+    assert run(d, "stat --printf=%s f") == (0, "3", "")
+
+
+def test_su_dash_is_a_login_not_an_option(d: Desktop) -> None:
+    assert run(d, "su - nosuch") == (1, "", "su: user nosuch does not exist or the user entry "
+                                         "does not contain all the required fields\n")
