@@ -70,3 +70,29 @@ def test_stat_format_and_printf_spellings(d: Desktop) -> None:
 def test_su_dash_is_a_login_not_an_option(d: Desktop) -> None:
     assert run(d, "su - nosuch") == (1, "", "su: user nosuch does not exist or the user entry "
                                          "does not contain all the required fields\n")
+
+
+# -- commands that run a command: the first operand ends their options -------------------
+
+SUDO_USAGE = ("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-AknS] [-g group] [-h host] "
+              "[-p prompt] [-u user]\nusage: sudo [-AbEHknPS] [-C num] [-D directory] "
+              "[-g group] [-h host] [-p prompt] [-R directory] [-T timeout] [-u user] "
+              "[VAR=value] [-i|-s] [<command>]\n")
+
+
+def test_sudo_usage_error_and_the_commands_own_options(d: Desktop) -> None:
+    assert run(d, "sudo -Q ls") == (1, "", f"sudo: invalid option -- 'Q'\n{SUDO_USAGE}")
+    assert run(d, "sudo --x ls") == (1, "", f"sudo: unrecognized option '--x'\n{SUDO_USAGE}")
+    run(d, "touch f")
+    assert run(d, "sudo -u root ls -d f") == (0, "f\n", "")
+    assert run(d, "sudo --user=root -- ls -d f") == (0, "f\n", "")
+
+
+def test_xargs_usage_errors_and_the_commands_own_options(d: Desktop) -> None:
+    assert run(d, "echo a | xargs -Q echo") == (
+        1, "", "xargs: invalid option -- 'Q'\nTry 'xargs --help' for more information.\n")
+    assert run(d, "echo a | xargs -n x echo") == (
+        1, "", "xargs: invalid number \"x\" for -n option\n"
+               "Try 'xargs --help' for more information.\n")
+    assert run(d, "printf 'a b c' | xargs --max-args=2 echo -n") == (0, "a bc", "")
+    assert run(d, "printf 'a\\0b' | xargs -0 -I{} echo x{}") == (0, "xa\nxb\n", "")

@@ -18,11 +18,13 @@ class BadOption(Exception):
 
 def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | None = None,
                with_value: str = "", every: dict[str, list[str]] | None = None,
+               stop_at_operand: bool = False,
                ) -> tuple[set[str], list[str], dict[str, str]]:
     """Split ``args`` into (flags, operands, option values). ``with_value`` lists short
     options taking an argument (``-n 5`` / ``-n5``; a long name mapped to one takes
     ``--name=5`` or ``--name 5``, as getopt_long does); ``every`` (if given) collects all the
-    values of each, in order. Raises `BadOption`."""
+    values of each, in order. With ``stop_at_operand`` the first operand ends the options
+    (getopt's ``+``: ``sudo ls -l``, ``xargs grep -n``). Raises `BadOption`."""
     flags: set[str] = set()
     values: dict[str, str] = {}
     operands: list[str] = []
@@ -72,6 +74,9 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
                     flags.add(c)
                     break
                 flags.add(c)
+        elif stop_at_operand:
+            operands.extend(args[i:])
+            break
         else:
             operands.append(a)
         i += 1
