@@ -96,3 +96,11 @@ def test_xargs_usage_errors_and_the_commands_own_options(d: Desktop) -> None:
                "Try 'xargs --help' for more information.\n")
     assert run(d, "printf 'a b c' | xargs --max-args=2 echo -n") == (0, "a bc", "")
     assert run(d, "printf 'a\\0b' | xargs -0 -I{} echo x{}") == (0, "xa\nxb\n", "")
+
+
+def test_timedatectl_prints_only_getopts_line_and_keeps_its_verbs(d: Desktop) -> None:
+    assert run(d, "timedatectl --x") == (1, "", "timedatectl: unrecognized option '--x'\n")
+    assert run(d, "timedatectl -Q status") == (1, "", "timedatectl: invalid option -- 'Q'\n")
+    assert run(d, "sudo timedatectl --no-ask-password set-timezone Etc/UTC")[0] == 0
+    assert run(d, "timedatectl -a status")[1].split("\n")[3] == (
+        "                Time zone: Etc/UTC (UTC, +0000)")
