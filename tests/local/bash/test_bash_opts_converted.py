@@ -104,3 +104,15 @@ def test_timedatectl_prints_only_getopts_line_and_keeps_its_verbs(d: Desktop) ->
     assert run(d, "sudo timedatectl --no-ask-password set-timezone Etc/UTC")[0] == 0
     assert run(d, "timedatectl -a status")[1].split("\n")[3] == (
         "                Time zone: Etc/UTC (UTC, +0000)")
+
+
+def test_gio_trash_flags_parse_and_a_bad_one_gets_goptions_wording(d: Desktop) -> None:
+    status, _, err = run(d, "gio trash --x f")
+    assert status == 1
+    assert err.startswith("gio: Unknown option --x\n\nUsage:\n  gio trash [OPTION…] [LOCATION…]\n")
+    assert run(d, "gio trash -Q f")[2].startswith("gio: Unknown option -Q\n\nUsage:")
+    run(d, "touch f")
+    assert run(d, "gio trash f nosuch -f") == (0, "", "")
+    assert run(d, "gio trash --list")[1].startswith("trash:///f\t")
+    assert run(d, "gio trash --empty") == (0, "", "")
+    assert run(d, "gio trash --list") == (0, "", "")

@@ -13,7 +13,12 @@ __all__ = ["BadOption", "parse_opts", "usage_error"]
 
 
 class BadOption(Exception):
-    """An unknown option; ``str()`` is the coreutils message (two lines)."""
+    """An unknown option; ``str()`` is the coreutils message (two lines), ``option`` the
+    option as given (``-x``, ``--x``) for tools that word the error otherwise."""
+
+    def __init__(self, message: str, option: str = "") -> None:
+        super().__init__(message)
+        self.option = option
 
 
 def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | None = None,
@@ -41,7 +46,7 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
             exact = name if name in long else (match[0] if len(match) == 1 else None)
             if exact is None:
                 raise BadOption(f"{prog}: unrecognized option '{a}'\n"
-                                f"Try '{prog} --help' for more information.")
+                                f"Try '{prog} --help' for more information.", a)
             key = long[exact]
             if key:
                 flags.add(key)
@@ -49,7 +54,8 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
                     i += 1
                     if i >= len(args):
                         raise BadOption(f"{prog}: option '--{exact}' requires an argument\n"
-                                        f"Try '{prog} --help' for more information.")
+                                        f"Try '{prog} --help' for more information.",
+                                        f"--{exact}")
                     val, sep = args[i], "="
                 if sep:
                     values[key] = val
@@ -59,14 +65,15 @@ def parse_opts(prog: str, args: list[str], short: str, long: dict[str, str] | No
             for k, c in enumerate(a[1:], start=1):
                 if c not in short:
                     raise BadOption(f"{prog}: invalid option -- '{c}'\n"
-                                    f"Try '{prog} --help' for more information.")
+                                    f"Try '{prog} --help' for more information.", f"-{c}")
                 if c in with_value:
                     rest = a[k + 1:]
                     if not rest:
                         i += 1
                         if i >= len(args):
                             raise BadOption(f"{prog}: option requires an argument -- '{c}'\n"
-                                            f"Try '{prog} --help' for more information.")
+                                            f"Try '{prog} --help' for more information.",
+                                            f"-{c}")
                         rest = args[i]
                     values[c] = rest
                     if every is not None:
