@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .context import Ctx
-from .registry import command
+from .registry import Args, Opts, command
 from .scripts import run_script
 from .signals import BreakLoop, ExitShell
 
@@ -113,27 +113,33 @@ def clear(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("sudo")
-def sudo(ctx: Ctx, args: list[str]) -> int:
+_SUDO_USAGE = ("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-AknS] [-g group] [-h host] "
+               "[-p prompt] [-u user]\nusage: sudo [-AbEHknPS] [-C num] [-D directory] "
+               "[-g group] [-h host] [-p prompt] [-R directory] [-T timeout] [-u user] "
+               "[VAR=value] [-i|-s] [<command>]")
+
+
+@command("sudo", opts=Opts("AbCDEeghHiKklnPpRSsTUuVv", {
+    "askpass": "A", "background": "b", "close-from": "C", "chdir": "D", "preserve-env": "E",
+    "edit": "e", "group": "g", "set-home": "H", "host": "h", "login": "i",
+    "remove-timestamp": "K", "reset-timestamp": "k", "list": "l", "non-interactive": "n",
+    "preserve-groups": "P", "prompt": "p", "chroot": "R", "stdin": "S", "shell": "s",
+    "command-timeout": "T", "other-user": "U", "user": "u", "version": "V", "validate": "v"},
+    with_value="CDgpRTUu", stop_at_operand=True, usage=_SUDO_USAGE))
+def sudo(ctx: Ctx, a: Args) -> int:
     st = ctx.state
-    while args and args[0].startswith("-"):
-        opt, args = args[0], args[1:]
-        if opt in ("-k", "-K"):
-            st.sudo_until = -1.0
-            if not args:
-                return 0
-        elif opt in ("-u", "-g") and args:
-            args = args[1:]
-        elif opt == "-v":
+    args = a.operands
+    if a.flags & {"k", "K"}:
+        st.sudo_until = -1.0
+        if not args:
             return 0
-        elif opt in ("-i", "-s"):
-            ctx.err("sudo: interactive root shells are not available in this terminal")
-            return 1
+    if "v" in a.flags:
+        return 0
+    if a.flags & {"i", "s"}:
+        ctx.err("sudo: interactive root shells are not available in this terminal")
+        return 1
     if not args:
-        ctx.err("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-AknS] [-g group] [-h host] "
-                "[-p prompt] [-u user]\nusage: sudo [-AbEHknPS] [-C num] [-D directory] "
-                "[-g group] [-h host] [-p prompt] [-R directory] [-T timeout] [-u user] "
-                "[VAR=value] [-i|-s] [<command>]")
+        ctx.err(_SUDO_USAGE)
         return 1
     st.sudo_until = ctx.fs.clock.now() + SUDO_TIMEOUT
     name = args[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...budget import charge
 from ..settings_store import ROOT_WARNING, SCHEMAS, SettingsError, SettingsStore
 from .context import Ctx
+from .opts import BadOption, parse_opts
 from .registry import command
 
 __all__: list[str] = []
@@ -172,6 +173,13 @@ def dconf(ctx: Ctx, args: list[str]) -> int:
     return 1
 
 
+_GIO_TRASH_HELP = ("Usage:\n  gio trash [OPTION…] [LOCATION…]\n\n"
+                   "Move files or directories to the trash.\n\nOptions:\n"
+                   "  -f, --force     Ignore nonexistent files, never prompt\n"
+                   "  --empty         Empty the trash\n"
+                   "  --list          List files in the trash with their original locations")
+
+
 @command("gio")
 def gio(ctx: Ctx, args: list[str]) -> int:
     """``gio trash FILE...`` (to the Trash, with its .trashinfo), ``gio trash --empty``,
@@ -184,15 +192,20 @@ def gio(ctx: Ctx, args: list[str]) -> int:
     verb, rest = args[0], args[1:]
     fs = ctx.fs
     if verb == "trash":
-        if "--empty" in rest:
+        try:
+            flags, names, _ = parse_opts("gio", rest, "f", {"force": "f", "empty": "E",
+                                                             "list": "L"})
+        except BadOption as exc:  # GOption's wording, then the subcommand's help
+            ctx.err(f"gio: Unknown option {exc.option}\n\n{_GIO_TRASH_HELP}")
+            return 1
+        if "E" in flags:
             fs.empty_trash()
             return 0
-        if "--list" in rest:
+        if "L" in flags:
             for item in fs.trash_items():
                 ctx.out(f"trash:///{item.name}\t{item.original}\n")
             return 0
-        names = [a for a in rest if not a.startswith("-")]
-        force = "-f" in rest or "--force" in rest
+        force = "f" in flags
         if not names:
             ctx.err("gio: No locations given")
             return 1

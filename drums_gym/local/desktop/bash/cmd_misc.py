@@ -9,30 +9,26 @@ from datetime import datetime, timezone
 
 from ...budget import charge
 from .context import USER, Ctx
-from .registry import command
+from .registry import Args, Opts, command
 
 __all__: list[str] = []
 
 
-@command("xargs")
-def xargs(ctx: Ctx, args: list[str]) -> int:
-    per, repl, nul = 0, None, False
-    while args and args[0].startswith("-"):
-        if args[0] == "-n" and len(args) > 1 and args[1].isdecimal():
-            per, args = int(args[1]), args[2:]
-        elif args[0].startswith("-n") and args[0][2:].isdecimal():
-            per, args = int(args[0][2:]), args[1:]
-        elif args[0] == "-I" and len(args) > 1:
-            repl, args = args[1], args[2:]
-        elif args[0].startswith("-I") and len(args[0]) > 2:
-            repl, args = args[0][2:], args[1:]
-        elif args[0] in ("-0", "--null"):
-            nul, args = True, args[1:]
-        elif args[0] in ("-r", "--no-run-if-empty"):
-            args = args[1:]
-        else:
-            break
-    cmd = args or ["echo"]
+@command("xargs", opts=Opts("0adEILnPprstx", {
+    "null": "0", "arg-file": "a", "delimiter": "d", "max-lines": "L", "max-args": "n",
+    "max-procs": "P", "interactive": "p", "no-run-if-empty": "r", "max-chars": "s",
+    "verbose": "t", "exit": "x", "show-limits": "", "process-slot-var": "V"},
+    with_value="adEILnPsV", stop_at_operand=True))
+def xargs(ctx: Ctx, a: Args) -> int:
+    """``-n N``, ``-I REPL``, ``-0``; the other options of GNU xargs parse and change
+    nothing here."""
+    n = a.values.get("n", "0")
+    if not n.isdecimal():
+        ctx.err(f"xargs: invalid number \"{n}\" for -n option\n"
+                "Try 'xargs --help' for more information.")
+        return 1
+    per, repl, nul = int(n), a.values.get("I"), "0" in a.flags
+    cmd = a.operands or ["echo"]
     if repl is not None and not nul:
         status = 0
         for line in ctx.io.stdin.splitlines():

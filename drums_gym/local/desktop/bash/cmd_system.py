@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 
 from ..fs import HOME, FileSystem
 from .context import Ctx
-from .registry import command
+from .registry import Args, Opts, command
 
 __all__ = ["IMAGE_TIMEZONE", "PACKAGES", "SINK_FILE", "TIMEZONE_FILE", "Package",
            "sink_volume", "timezone_name"]
@@ -77,9 +77,12 @@ def _need_root(ctx: Ctx, what: str) -> bool:
     return False
 
 
-@command("timedatectl")
-def timedatectl(ctx: Ctx, args: list[str]) -> int:
-    words = [a for a in args if not a.startswith("-")]
+@command("timedatectl", opts=Opts("hHMpa", {
+    "help": "h", "version": "", "no-pager": "", "no-ask-password": "", "host": "H",
+    "machine": "M", "adjust-system-clock": "", "monotonic": "", "property": "p", "all": "a",
+    "value": ""}, with_value="HMp", usage=""))
+def timedatectl(ctx: Ctx, a: Args) -> int:
+    words = a.operands
     verb = words[0] if words else "status"
     if verb == "status":
         name = timezone_name(ctx.fs)

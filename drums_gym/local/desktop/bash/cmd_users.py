@@ -18,7 +18,7 @@ from ...budget import charge
 from ..accounts import Account, AccountError, Accounts, sha512_crypt
 from .cmd_files import walk
 from .context import USER, Ctx
-from .registry import command
+from .registry import Args, Opts, command
 
 __all__: list[str] = []
 
@@ -55,42 +55,21 @@ def _make_home(ctx: Ctx, prog: str, home: str) -> None:
         fs.write_file(f"{home}/{name}", text, mode=0o644)
 
 
-@command("useradd")
-def useradd(ctx: Ctx, args: list[str]) -> int:
-    home: str | None = None
-    shell, gecos, make_home, hashed = "/bin/sh", "", False, None
-    names: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        if a in ("-m", "--create-home"):
-            make_home = True
-        elif a in ("-M", "--no-create-home", "-N", "--no-user-group", "-r", "--system",
-                   "-U", "--user-group"):
-            pass
-        elif a in ("-d", "--home-dir", "--home", "-s", "--shell", "-c", "--comment", "-g",
-                   "--gid", "-G", "--groups", "-p", "--password", "-u", "--uid", "-k",
-                   "--skel", "-e", "--expiredate", "-b", "--base-dir"):
-            v = _value(args, k, "useradd", ctx)
-            if v is None:
-                return 2
-            if a in ("-d", "--home-dir", "--home"):
-                home = v
-            elif a in ("-s", "--shell"):
-                shell = v
-            elif a in ("-c", "--comment"):
-                gecos = v
-            elif a in ("-p", "--password"):
-                hashed = v
-            k += 1
-        elif a.startswith("-"):
-            ctx.err(f"useradd: unrecognized option '{a}'")
-            return 2
-        else:
-            names.append(a)
-        k += 1
+_USERADD_USAGE = "Usage: useradd [options] LOGIN\n       useradd -D\n       useradd -D [options]"
+
+
+@command("useradd", opts=Opts("mMNrUdscgGpukeb", {
+    "create-home": "m", "no-create-home": "M", "no-user-group": "N", "system": "r",
+    "user-group": "U", "home-dir": "d", "shell": "s", "comment": "c", "gid": "g",
+    "groups": "G", "password": "p", "uid": "u", "skel": "k", "expiredate": "e",
+    "base-dir": "b"}, with_value="dscgGpukeb", usage_status=2, usage=_USERADD_USAGE))
+def useradd(ctx: Ctx, a: Args) -> int:
+    home = a.values.get("d")
+    shell, gecos = a.values.get("s", "/bin/sh"), a.values.get("c", "")
+    make_home, hashed = "m" in a.flags, a.values.get("p")
+    names = a.operands
     if len(names) != 1:
-        ctx.err("Usage: useradd [options] LOGIN\n       useradd -D\n       useradd -D [options]")
+        ctx.err(_USERADD_USAGE)
         return 2
     if _denied(ctx, "useradd"):
         return 1
@@ -165,34 +144,15 @@ def adduser(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("usermod")
-def usermod(ctx: Ctx, args: list[str]) -> int:
-    home = shell = None
-    move = False
-    names: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        if a in ("-m", "--move-home"):
-            move = True
-        elif a in ("-a", "--append"):
-            pass
-        elif a in ("-d", "--home", "-s", "--shell", "-G", "--groups", "-g", "--gid", "-c",
-                   "--comment", "-l", "--login", "-p", "--password"):
-            v = _value(args, k, "usermod", ctx)
-            if v is None:
-                return 2
-            if a in ("-d", "--home"):
-                home = ctx.path(v)
-            elif a in ("-s", "--shell"):
-                shell = v
-            k += 1
-        elif a.startswith("-"):
-            ctx.err(f"usermod: unrecognized option '{a}'")
-            return 2
-        else:
-            names.append(a)
-        k += 1
+@command("usermod", opts=Opts("madsGgclp", {
+    "move-home": "m", "append": "a", "home": "d", "shell": "s", "groups": "G", "gid": "g",
+    "comment": "c", "login": "l", "password": "p"}, with_value="dsGgclp", usage_status=2,
+    usage="Usage: usermod [options] LOGIN"))
+def usermod(ctx: Ctx, a: Args) -> int:
+    home = ctx.path(a.values["d"]) if "d" in a.values else None
+    shell = a.values.get("s")
+    move = "m" in a.flags
+    names = a.operands
     if len(names) != 1:
         ctx.err("Usage: usermod [options] LOGIN")
         return 2
@@ -211,9 +171,12 @@ def usermod(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("userdel")
-def userdel(ctx: Ctx, args: list[str]) -> int:
-    names = [a for a in args if not a.startswith("-")]
+@command("userdel", opts=Opts("frRPZ", {"force": "f", "remove": "r", "root": "R",
+                                        "prefix": "P", "selinux-user": "Z"},
+                               with_value="RP", usage_status=2,
+                               usage="Usage: userdel [options] LOGIN"))
+def userdel(ctx: Ctx, a: Args) -> int:
+    names = a.operands
     if len(names) != 1:
         ctx.err("Usage: userdel [options] LOGIN")
         return 2
@@ -226,14 +189,16 @@ def userdel(ctx: Ctx, args: list[str]) -> int:
     except AccountError as exc:
         ctx.err(f"userdel: {exc}")
         return 6
-    if account is not None and ("-r" in args or "--remove" in args) and \
+    if account is not None and "r" in a.flags and \
             ctx.fs.is_dir(account.home):
         ctx.fs.remove(account.home)
     return 0
 
 
-@command("chpasswd")
-def chpasswd(ctx: Ctx, args: list[str]) -> int:
+@command("chpasswd", opts=Opts("cemRPs", {"crypt-method": "c", "encrypted": "e", "md5": "m",
+                                          "root": "R", "prefix": "P", "sha-rounds": "s"},
+                                 with_value="cRPs", usage="Usage: chpasswd [options]"))
+def chpasswd(ctx: Ctx, a: Args) -> int:
     if not ctx.root:
         ctx.err("chpasswd: cannot lock /etc/passwd; try again later.")
         return 1
@@ -249,7 +214,7 @@ def chpasswd(ctx: Ctx, args: list[str]) -> int:
             status = 1
             continue
         try:
-            if "-e" in args or "--encrypted" in args:
+            if "e" in a.flags:
                 if acc.user(name) is None:
                     raise AccountError(f"user '{name}' does not exist")
                 _set_hash(acc, name, password)
@@ -263,9 +228,13 @@ def chpasswd(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-@command("passwd")
-def passwd(ctx: Ctx, args: list[str]) -> int:
-    names = [a for a in args if not a.startswith("-")]
+@command("passwd", opts=Opts("adeiklnqrRSuwxPA", {
+    "all": "a", "delete": "d", "expire": "e", "inactive": "i", "keep-tokens": "k",
+    "lock": "l", "mindays": "n", "quiet": "q", "repository": "r", "root": "R",
+    "prefix": "P", "status": "S", "unlock": "u", "warndays": "w", "maxdays": "x"},
+    with_value="inrRPwx", usage_status=2, usage="Usage: passwd [options] [LOGIN]"))
+def passwd(ctx: Ctx, a: Args) -> int:
+    names = a.operands
     name = names[0] if names else ("root" if ctx.root else USER)
     if names and not ctx.root and name != USER:
         ctx.err(f"passwd: You may not view or modify password information for {name}.")
@@ -294,8 +263,12 @@ def passwd(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("getent")
-def getent(ctx: Ctx, args: list[str]) -> int:
+@command("getent", opts=Opts("sAi", {"service": "s", "no-addrconfig": "A", "no-idn": "i"},
+                               with_value="s", usage_status=64,
+                               usage="Try `getent --help' or `getent --usage' for more "
+                                     "information."))
+def getent(ctx: Ctx, a: Args) -> int:
+    args = a.operands
     if not args:
         ctx.err("Usage: getent [OPTION...] database [key ...]")
         return 1
@@ -327,20 +300,21 @@ def getent(ctx: Ctx, args: list[str]) -> int:
     return status
 
 
-@command("id")
-def id_(ctx: Ctx, args: list[str]) -> int:
-    names = [a for a in args if not a.startswith("-")]
+@command("id", opts=Opts("aZgGnruz", {"context": "Z", "group": "g", "groups": "G",
+                                       "name": "n", "real": "r", "user": "u", "zero": "z"}))
+def id_(ctx: Ctx, a: Args) -> int:
+    names = a.operands
     if not names:
-        return _id_self(ctx, args)
+        return _id_self(ctx, a.flags)
     acc = Accounts(ctx.fs)
     account = acc.user(names[0])
     if account is None:
         ctx.err(f"id: ‘{names[0]}’: no such user")
         return 1
-    if "-u" in args:
-        ctx.out(f"{account.uid}\n")
-    elif "-un" in args or "-nu" in args:
+    if a.flags >= {"u", "n"}:
         ctx.out(f"{account.name}\n")
+    elif "u" in a.flags:
+        ctx.out(f"{account.uid}\n")
     else:
         groups = [ln.split(":") for ln in acc.group_lines()]
         extra = [f"{g[2]}({g[0]})" for g in groups if len(g) > 3 and account.name in
@@ -350,12 +324,12 @@ def id_(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def _id_self(ctx: Ctx, args: list[str]) -> int:
-    if "-u" in args:
-        ctx.out("0\n" if ctx.root else "1000\n")
-        return 0
-    if "-un" in args or "-nu" in args:
+def _id_self(ctx: Ctx, flags: set[str]) -> int:
+    if flags >= {"u", "n"}:
         ctx.out("root\n" if ctx.root else f"{USER}\n")
+        return 0
+    if "u" in flags:
+        ctx.out("0\n" if ctx.root else "1000\n")
         return 0
     ctx.out("uid=0(root) gid=0(root) groups=0(root)\n" if ctx.root else
             "uid=1000(user) gid=1000(user) groups=1000(user),4(adm),24(cdrom),27(sudo),30(dip),"
@@ -363,10 +337,12 @@ def _id_self(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-@command("su")
-def su(ctx: Ctx, args: list[str]) -> int:
-    names = [a for k, a in enumerate(args) if a not in ("-", "-l", "--login")
-             and not a.startswith("-") and not (k and args[k - 1] in ("-c", "-s"))]
+@command("su", opts=Opts("cfgGlmpPsw", {
+    "command": "c", "session-command": "C", "fast": "f", "group": "g",
+    "supp-group": "G", "login": "l", "preserve-environment": "p", "pty": "P", "shell": "s",
+    "whitelist-environment": "w"}, with_value="cCgGsw"))
+def su(ctx: Ctx, a: Args) -> int:
+    names = [o for o in a.operands if o != "-"]  # "su - user": "-" means a login shell
     user = names[0] if names else "root"
     if Accounts(ctx.fs).user(user) is None:
         ctx.err(f"su: user {user} does not exist or the user entry does not contain all "
@@ -377,9 +353,12 @@ def su(ctx: Ctx, args: list[str]) -> int:
     return 1
 
 
-@command("chown")
-def chown(ctx: Ctx, args: list[str]) -> int:
-    ops = [a for a in args if not a.startswith("-")]
+@command("chown", opts=Opts("cfvhRHLP", {
+    "changes": "c", "silent": "f", "quiet": "f", "verbose": "v", "no-dereference": "h",
+    "recursive": "R", "dereference": "", "from": "F", "reference": "E",
+    "preserve-root": "", "no-preserve-root": ""}, with_value="FE"))
+def chown(ctx: Ctx, a: Args) -> int:
+    ops = a.operands
     if len(ops) < 2:
         ctx.err("chown: missing operand\nTry 'chown --help' for more information." if not ops
                 else f"chown: missing operand after ‘{ops[0]}’\n"
@@ -395,7 +374,7 @@ def chown(ctx: Ctx, args: list[str]) -> int:
     if group and group not in groups:
         ctx.err(f"chown: invalid group: ‘{spec}’")
         return 1
-    recursive = any(a in ("-R", "--recursive") for a in args)
+    recursive = "R" in a.flags
     status = 0
     for f in files:
         p = ctx.path(f)
@@ -460,28 +439,13 @@ def _stat_format(ctx: Ctx, fmt: str, path: str, shown: str) -> str:
     return "".join(out)
 
 
-@command("stat")
-def stat(ctx: Ctx, args: list[str]) -> int:
-    fmt: str | None = None
-    files: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        if a in ("-c", "--format", "--printf") and k + 1 < len(args):
-            fmt = args[k + 1] + ("\n" if a != "--printf" else "")
-            k += 2
-            continue
-        if a.startswith("--format=") or a.startswith("--printf="):
-            fmt = a.split("=", 1)[1] + ("\n" if a.startswith("--format=") else "")
-        elif a in ("-L", "--dereference", "-t", "--terse"):
-            pass
-        elif a.startswith("-") and a != "-":
-            ctx.err(f"stat: invalid option -- '{a[1:2]}'\nTry 'stat --help' for more "
-                    "information.")
-            return 1
-        else:
-            files.append(a)
-        k += 1
+@command("stat", opts=Opts("cLft", {"format": "c", "printf": "P", "dereference": "L",
+                                    "file-system": "f", "terse": "t", "cached": ""},
+                             with_value="cP"))
+def stat(ctx: Ctx, a: Args) -> int:
+    fmt = a.values["P"] if "P" in a.values else (
+        a.values["c"] + "\n" if "c" in a.values else None)
+    files = a.operands
     if not files:
         ctx.err("stat: missing operand\nTry 'stat --help' for more information.")
         return 1

@@ -39,13 +39,19 @@ class Opts:
     """How a command's options parse: bundled ``short`` letters, ``long`` names (mapped to a
     letter, or ``""`` to accept and ignore), letters taking a value (``with_value``),
     ``-NUM`` as a value of ``number`` (``head -5`` is ``head -n 5``), and the exit status
-    of a usage error."""
+    of a usage error; ``usage`` (if not None) replaces coreutils' "Try '... --help'" line
+    after the error, for tools that print their usage instead (the shadow tools:
+    ``useradd``, ``usermod``, ``passwd`` ...), another hint (glibc's ``getent``) or, as
+    ``""``, nothing (systemd's tools). ``stop_at_operand``: the first operand ends the
+    options (commands that run a command: ``sudo``, ``xargs``)."""
 
     short: str = ""
     long: Mapping[str, str] = field(default_factory=dict)
     with_value: str = ""
     number: str = ""
     usage_status: int = 1
+    usage: str | None = None
+    stop_at_operand: bool = False
 
 
 @dataclass
@@ -90,9 +96,10 @@ class Command:
         every: dict[str, list[str]] = {}
         try:
             flags, operands, values = parse_opts(self.name, args, o.short, dict(o.long),
-                                                 o.with_value, every)
+                                                 o.with_value, every, o.stop_at_operand)
         except BadOption as exc:
-            ctx.err(str(exc))
+            first = str(exc).split("\n")[0]
+            ctx.err(str(exc) if o.usage is None else f"{first}\n{o.usage}" if o.usage else first)
             return o.usage_status
         return self.fn(ctx, Args(flags, operands, values, every, args))
 
