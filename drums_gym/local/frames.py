@@ -129,9 +129,8 @@ class FrameCache:
         if self._raw is not None and self._raw[0] == frame:
             raw = self._raw[1]
         else:
-            raw = self._compose(layers) if layers is not None else None
-            if raw is None:
-                raw = RawFrame(width, height, data=encode(image(), fmt))
+            composed = self._compose(layers) if layers is not None else None
+            raw = composed or RawFrame(width, height, data=encode(image(), fmt))
             self._raw = (frame, raw)
         base, self._served_raw = self._served_raw, (token, raw)
         if since is not None and base is not None and base[0] == since:
