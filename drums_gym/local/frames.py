@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,13 +12,13 @@ from PIL import Image
 
 from .. import protocol as P
 from .._rgb import pack_rgb
+from .composed import Box, RawFrame, compose, union
 
-__all__ = ["DELTA_GAP", "Frame", "FrameCache", "encode", "frame_delta"]
+__all__ = ["DELTA_GAP", "Frame", "FrameCache", "encode", "frame_delta", "raw_delta",
+           "region_delta"]
 
 #: changed rows closer than this share one delta rectangle
 DELTA_GAP = 16
-
-Box = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,15 @@ def frame_delta(old: bytes, new: bytes, width: int, height: int) -> tuple[list[B
     row_bytes = width * 3
     a = np.frombuffer(old, np.uint8).reshape(height, row_bytes)
     b = np.frombuffer(new, np.uint8).reshape(height, row_bytes)
-    if row_bytes % 8 == 0:  # compare 8 bytes at a time
+    return region_delta(a, b, 0, 0)
+
+
+def region_delta(a: np.ndarray, b: np.ndarray, x: int, y: int) -> tuple[list[Box], bytes]:
+    """`frame_delta` of two ``uint8 (h, w * 3)`` regions at ``(x, y)`` of their frames; the
+    same answer as the whole frames' when nothing outside the region differs."""
+    if a.size == 0:
+        return [], b""
+    if a.shape[1] % 8 == 0:  # compare 8 bytes at a time
         changed = (a.view(np.uint64) != b.view(np.uint64)).any(axis=1)
     else:
         changed = (a != b).any(axis=1)
@@ -68,7 +77,7 @@ def frame_delta(old: bytes, new: bytes, width: int, height: int) -> tuple[list[B
     for top, bottom in zip(starts.tolist(), ends.tolist(), strict=True):
         cols = np.flatnonzero((a[top:bottom] != b[top:bottom]).any(axis=0))
         left, right = int(cols[0]) // 3, int(cols[-1]) // 3 + 1
-        boxes.append((left, top, right - left, bottom - top))
+        boxes.append((x + left, y + top, right - left, bottom - top))
         patches.append(b[top:bottom, left * 3 : right * 3].tobytes())
     return boxes, b"".join(patches)
 
@@ -83,12 +92,14 @@ class FrameCache:
 
     def __init__(self) -> None:
         self._encoded: dict[str, tuple[int, bytes]] = {}
-        self._served_raw: tuple[str, bytes] | None = None
+        self._raw: tuple[int, RawFrame] | None = None
+        self._served_raw: tuple[str, RawFrame] | None = None
+        self._scene: tuple[Image.Image, bytes] | None = None  # a scene and its packed bytes
 
     def clear(self) -> None:
         """Forget everything (the desktop was replaced)."""
         self._encoded.clear()
-        self._served_raw = None
+        self._raw = self._served_raw = self._scene = None
 
     def shot(
         self,
@@ -99,19 +110,48 @@ class FrameCache:
         size: tuple[int, int],
         status: str,
         since: str | None = None,
+        layers: Callable[[], tuple[Image.Image, tuple[int, int], Any]] | None = None,
     ) -> Frame:
-        """The frame numbered ``frame`` as ``fmt``; ``image`` renders it when not cached."""
+        """The frame numbered ``frame`` as ``fmt``; ``image`` renders it when not cached.
+
+        ``layers`` (raw only) gives what ``image`` composes: the scene (the same object
+        while it is unchanged), the pointer and any overlay; a frame without an overlay is
+        then kept as the packed scene plus the pointer's pixels (`composed`).
+        """
         width, height = size
-        cached = self._encoded.get(fmt)
-        if cached is not None and cached[0] == frame:
-            data = cached[1]
-        else:
+        if fmt != P.FORMAT_RAW:
+            cached = self._encoded.get(fmt)
+            if cached is not None and cached[0] == frame:
+                return Frame(cached[1], width, height, frame, token, status)
             data = encode(image(), fmt)
             self._encoded[fmt] = (frame, data)
-        if fmt != P.FORMAT_RAW:
             return Frame(data, width, height, frame, token, status)
-        base, self._served_raw = self._served_raw, (token, data)
+        if self._raw is not None and self._raw[0] == frame:
+            raw = self._raw[1]
+        else:
+            composed = self._compose(layers) if layers is not None else None
+            raw = composed or RawFrame(width, height, data=encode(image(), fmt))
+            self._raw = (frame, raw)
+        base, self._served_raw = self._served_raw, (token, raw)
         if since is not None and base is not None and base[0] == since:
-            boxes, patch = frame_delta(base[1], data, width, height)
+            boxes, patch = raw_delta(base[1], raw)
             return Frame(patch, width, height, frame, token, status, since, boxes)
-        return Frame(data, width, height, frame, token, status)
+        return Frame(raw.data(), width, height, frame, token, status)
+
+    def _compose(
+        self, layers: Callable[[], tuple[Image.Image, tuple[int, int], Any]]
+    ) -> RawFrame | None:
+        scene, at, overlay = layers()
+        if overlay is not None:
+            return None
+        if self._scene is None or self._scene[0] is not scene:
+            self._scene = (scene, pack_rgb(scene))
+        return compose(scene, at, self._scene[1])
+
+
+def raw_delta(old: RawFrame, new: RawFrame) -> tuple[list[Box], bytes]:
+    """`frame_delta` of two raw frames; over the same scene, only their pointer boxes."""
+    if old.scene is not None and old.scene is new.scene:
+        box = union(old.box, new.box)
+        return region_delta(old.region(box), new.region(box), box[0], box[1])
+    return frame_delta(old.data(), new.data(), new.width, new.height)

@@ -136,6 +136,7 @@ def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Fr
             (desktop.width, desktop.height),
             slot.episode.status,
             since,
+            desktop.layers,
         )
 
 

@@ -180,13 +180,20 @@ class Desktop:
         self._sync()
         if self._image is not None and self._image_frame == self._frame:
             return self._image
+        scene, pointer, overlay = self.layers()
+        self._image = pointer_overlay(scene, pointer, overlay)
+        self._image_frame = self._frame
+        return self._image
+
+    def layers(self) -> tuple[Image.Image, tuple[int, int], Any]:
+        """What `render` composes: the scene (cached, read-only; the same object while it
+        is unchanged), the pointer, and what follows it (a drag's drawing, or None)."""
+        self._sync()
         scene_key = self._key[:-1]
         if self._scene is None or self._scene_key != scene_key:
             self._scene = self._patched_scene(scene_key) or compose_scene(self)
             self._scene_key = scene_key
-        self._image = pointer_overlay(self._scene, self.pointer, self.dnd.overlay())
-        self._image_frame = self._frame
-        return self._image
+        return self._scene, self.pointer, self.dnd.overlay()
 
     def accessibility(self) -> dict[str, Any]:
         """An OSWorld-style accessibility tree (role, name, position, size, states, children)."""

@@ -20,7 +20,7 @@ from .icons import ICON_SIZE, draw_icons
 if TYPE_CHECKING:
     from .desktop import Desktop
 
-__all__ = ["compose_scene", "pointer_overlay"]
+__all__ = ["compose_scene", "pointer_box", "pointer_overlay", "pointer_patch"]
 
 
 def compose_scene(desk: Desktop) -> Image.Image:
@@ -52,3 +52,24 @@ def pointer_overlay(scene: Image.Image, at: tuple[int, int],
     sprite = art.pointer()
     img.paste(sprite, (at[0] - 1, at[1] - 1), sprite)  # the tip sits 1px into the sprite
     return img
+
+
+def pointer_box(size: tuple[int, int], at: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The screen rectangle ``(x, y, w, h)`` the pointer at ``at`` covers, clipped to a
+    screen of ``size`` (``w`` or ``h`` is 0 when it is wholly off screen)."""
+    sprite = art.pointer()
+    x0, y0 = max(0, at[0] - 1), max(0, at[1] - 1)
+    x1 = min(size[0], at[0] - 1 + sprite.width)
+    y1 = min(size[1], at[1] - 1 + sprite.height)
+    return x0, y0, max(0, x1 - x0), max(0, y1 - y0)
+
+
+def pointer_patch(scene: Image.Image, at: tuple[int, int]) -> tuple[tuple[int, int, int, int],
+                                                                       Image.Image]:
+    """The pixels `pointer_overlay` (without an overlay) makes of the pointer's box: the box
+    and that crop of the scene with the sprite pasted as the whole frame pastes it."""
+    x, y, w, h = box = pointer_box(scene.size, at)
+    crop = scene.crop((x, y, x + w, y + h))
+    sprite = art.pointer()
+    crop.paste(sprite, (at[0] - 1 - x, at[1] - 1 - y), sprite)
+    return box, crop
