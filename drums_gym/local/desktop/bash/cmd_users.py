@@ -30,6 +30,17 @@ def _denied(ctx: Ctx, prog: str) -> bool:
     return True
 
 
+def _one_login(ctx: Ctx, a: Args, prog: str, usage: str) -> str | int:
+    """The LOGIN operand of a shadow tool run as root, or the status it fails with: 2 (and
+    its usage) without exactly one operand, 1 when not root."""
+    if len(a.operands) != 1:
+        ctx.err(usage)
+        return 2
+    if _denied(ctx, prog):
+        return 1
+    return a.operands[0]
+
+
 def _value(args: list[str], k: int, prog: str, ctx: Ctx) -> str | None:
     if k + 1 >= len(args):
         ctx.err(f"{prog}: option requires an argument -- '{args[k].lstrip('-')[:1]}'")
@@ -56,6 +67,8 @@ def _make_home(ctx: Ctx, prog: str, home: str) -> None:
 
 
 _USERADD_USAGE = "Usage: useradd [options] LOGIN\n       useradd -D\n       useradd -D [options]"
+_USERMOD_USAGE = "Usage: usermod [options] LOGIN"
+_USERDEL_USAGE = "Usage: userdel [options] LOGIN"
 
 
 @command("useradd", opts=Opts("mMNrUdscgGpukeb", {
@@ -67,14 +80,10 @@ def useradd(ctx: Ctx, a: Args) -> int:
     home = a.values.get("d")
     shell, gecos = a.values.get("s", "/bin/sh"), a.values.get("c", "")
     make_home, hashed = "m" in a.flags, a.values.get("p")
-    names = a.operands
-    if len(names) != 1:
-        ctx.err(_USERADD_USAGE)
-        return 2
-    if _denied(ctx, "useradd"):
-        return 1
+    name = _one_login(ctx, a, "useradd", _USERADD_USAGE)
+    if isinstance(name, int):
+        return name
     acc = Accounts(ctx.fs)
-    name = names[0]
     try:
         acc.add(name, home=ctx.path(home) if home else None, shell=shell, gecos=gecos)
     except AccountError as exc:
@@ -147,21 +156,18 @@ def adduser(ctx: Ctx, args: list[str]) -> int:
 @command("usermod", opts=Opts("madsGgclp", {
     "move-home": "m", "append": "a", "home": "d", "shell": "s", "groups": "G", "gid": "g",
     "comment": "c", "login": "l", "password": "p"}, with_value="dsGgclp", usage_status=2,
-    usage="Usage: usermod [options] LOGIN"))
+    usage=_USERMOD_USAGE))
 def usermod(ctx: Ctx, a: Args) -> int:
     home = ctx.path(a.values["d"]) if "d" in a.values else None
     shell = a.values.get("s")
     move = "m" in a.flags
-    names = a.operands
-    if len(names) != 1:
-        ctx.err("Usage: usermod [options] LOGIN")
-        return 2
-    if _denied(ctx, "usermod"):
-        return 1
+    name = _one_login(ctx, a, "usermod", _USERMOD_USAGE)
+    if isinstance(name, int):
+        return name
     acc = Accounts(ctx.fs)
-    old = acc.user(names[0])
+    old = acc.user(name)
     try:
-        acc.modify(names[0], home=home, shell=shell)
+        acc.modify(name, home=home, shell=shell)
     except AccountError as exc:
         ctx.err(f"usermod: {exc}")
         return 6
@@ -174,18 +180,15 @@ def usermod(ctx: Ctx, a: Args) -> int:
 @command("userdel", opts=Opts("frRPZ", {"force": "f", "remove": "r", "root": "R",
                                         "prefix": "P", "selinux-user": "Z"},
                                with_value="RP", usage_status=2,
-                               usage="Usage: userdel [options] LOGIN"))
+                               usage=_USERDEL_USAGE))
 def userdel(ctx: Ctx, a: Args) -> int:
-    names = a.operands
-    if len(names) != 1:
-        ctx.err("Usage: userdel [options] LOGIN")
-        return 2
-    if _denied(ctx, "userdel"):
-        return 1
+    name = _one_login(ctx, a, "userdel", _USERDEL_USAGE)
+    if isinstance(name, int):
+        return name
     acc = Accounts(ctx.fs)
-    account = acc.user(names[0])
+    account = acc.user(name)
     try:
-        acc.delete(names[0])
+        acc.delete(name)
     except AccountError as exc:
         ctx.err(f"userdel: {exc}")
         return 6
