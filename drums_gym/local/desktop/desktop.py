@@ -41,6 +41,7 @@ from .settings_window import SettingsWindow, open_settings
 from .terminal import TerminalWindow
 from .terminal_launcher import TerminalLauncher
 from .theme import DOCK_W, TOP_BAR_H
+from .volume import Osd, level, max_volume, media_key
 from .windows import Window
 
 __all__ = ["DOUBLE_CLICK_DISTANCE", "DOUBLE_CLICK_TIME", "Desktop"]
@@ -102,6 +103,7 @@ class Desktop:
         self.rename: RenamePopover | None = None
         self.clipboard: tuple[str, tuple[str, ...]] | None = None
         self.text_clipboard = ""
+        self.osd: Osd | None = None  # the volume OSD the media keys showed last
         self._incidents: list[tuple[str, str]] = []
         #: the wallpaper (an index of `art.WALLPAPERS`) and the offset new windows open at
         #: (0 and (0, 0) unless `variation.vary` chose others)
@@ -266,7 +268,8 @@ class Desktop:
         icons = (self._icons(), frozenset(self.selected))
         menu = None
         if self.menu is not None:
-            menu = (self.menu.items, self.menu.rect, self.hovered_menu_item())
+            menu = (self.menu.items, self.menu.rect, self.hovered_menu_item(),
+                    self.menu.render_key())
         pop = None
         if self.rename is not None:
             f = self.rename.field
@@ -276,8 +279,9 @@ class Desktop:
         wins = tuple((w.render_key(self), w is active) for w in self.windows)
         running = (tuple(sorted({w.app for w in self.windows})), self.dock.apps(),
                    self.activities.key())
-        return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins, running,
-                (self.pointer, self.dnd.key()))
+        osd = self.osd_level()
+        return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins,
+                (running, osd), (self.pointer, self.dnd.key()))
 
     def _patched_scene(self, key: tuple[Any, ...]) -> Image.Image | None:
         """The previous scene with only the top window redrawn, when nothing else changed
@@ -299,6 +303,20 @@ class Desktop:
         if key != self._key:
             self._key = key
             self._frame += 1
+
+    def volume_key(self, key: str) -> bool:
+        """A media key (``volumeup``, ``volumedown``, ``volumemute``): change the volume and
+        show the OSD. False for any other key."""
+        if not media_key(self.fs, key):
+            return False
+        self.osd = Osd(self.clock)
+        return True
+
+    def osd_level(self) -> tuple[int, bool, int] | None:
+        """``(volume, muted, maximum)`` the volume OSD shows now, or None when it is hidden."""
+        if self.osd is None or not self.osd.showing(self.clock):
+            return None
+        return (*level(self.fs), max_volume(self.fs))
 
     def hovered_icon(self) -> str | None:
         """The desktop icon under the pointer when nothing covers it (drawn highlighted)."""

@@ -117,6 +117,22 @@ class Menu:
                 return i
         return None
 
+    # -- hooks of popups with controls besides items (the shell's menus) -----------
+    def on_press(self, desk: Any, x: int, y: int) -> bool:
+        """A press inside the menu not meant for an item (a slider, a switch): True when
+        taken."""
+        return False
+
+    def on_motion(self, desk: Any, x: int, y: int) -> None:
+        """The pointer moved with the left button held."""
+
+    def on_release(self, desk: Any) -> None:
+        """The left button came up."""
+
+    def render_key(self) -> tuple[Any, ...]:
+        """What the drawing depends on besides the items, the box and the hover."""
+        return ()
+
     def draw(self, img: Image.Image, hover: int | None) -> None:
         x0, y0, x1, y1 = self.rect
         sh = art.shadow(self.width, self.height, 10, 70)
