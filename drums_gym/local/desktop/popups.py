@@ -65,10 +65,12 @@ class Menu:
     owner: Any = None  # the window whose items these are (None: the desktop's)
     name: str = "Context Menu"
     focus: int | None = None  # the item Up/Down moved to (None: the pointer's)
+    shell: bool = False  # GNOME Shell's menu (the dock's, the panel's), not an app's
 
     @classmethod
     def at(cls, items: tuple[MenuItem, ...], point: tuple[int, int],
-           screen: tuple[int, int], owner: Any = None, name: str = "Context Menu") -> Menu:
+           screen: tuple[int, int], owner: Any = None, name: str = "Context Menu",
+           shell: bool = False) -> Menu:
         f = font(MENU_FONT)
         width = max(200, int(max(text_width(i.label, f) for i in items)) + 48)
         height = sum(SEP_H if i.separator else ITEM_H for i in items) + 2 * PAD
@@ -77,7 +79,7 @@ class Menu:
             x = max(0, x - width)
         if y + height > screen[1]:
             y = max(0, y - height)
-        return cls(items, x, y, width, origin=point, owner=owner, name=name)
+        return cls(items, x, y, width, origin=point, owner=owner, name=name, shell=shell)
 
     @property
     def height(self) -> int:

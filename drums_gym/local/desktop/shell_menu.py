@@ -110,6 +110,7 @@ class ShellMenu(Menu):
 
     fs: FileSystem | None = None
     arrow_x: int | None = None
+    shell: bool = True
     dragging: bool = False
 
     ITEM: ClassVar[int] = 36

@@ -19,8 +19,8 @@ from PIL import Image, ImageDraw
 from . import art
 from .theme import ACCENT, DOCK_W, TOP_BAR_H, font
 
-__all__ = ["CLOCK_HALF_W", "DOCK_APPS", "KNOWN_APPS", "SHOW_APPS", "SYSTEM_W", "TRASH", "DockApp", "chrome", "dock_app_at",
-           "dock_rect", "draw_dynamic"]
+__all__ = ["CLOCK_HALF_W", "DOCK_APPS", "KNOWN_APPS", "SHOW_APPS", "SYSTEM_W", "TRASH",
+           "DockApp", "chrome", "dock_app_at", "dock_rect", "draw_dynamic"]
 
 ICON = 48
 STEP = 56
