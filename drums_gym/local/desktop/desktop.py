@@ -25,6 +25,7 @@ from ..budget import charge
 from .a11y import tree
 from .desktop_menus import DesktopMenus
 from .dock import Dock
+from .bash.cmd_system import OPEN_REQUESTS
 from .drag import DragAndDrop
 from .files_window import TRASH_URI, FolderWindow
 from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
@@ -47,6 +48,7 @@ from .windows import Window
 __all__ = ["DOUBLE_CLICK_DISTANCE", "DOUBLE_CLICK_TIME", "Desktop"]
 
 _SHARED = frozenset({"_image", "_scene"})  # immutable caches a clone may share
+MAX_OPEN_REQUESTS = 16  # xdg-open requests acted on per sync (the newest)
 
 
 class Desktop:
@@ -233,6 +235,9 @@ class Desktop:
 
     def _sync_model(self) -> None:
         version = self.fs.version
+        if version != self._icons_version and self.fs.is_file(OPEN_REQUESTS):
+            self.open_requested()
+            version = self.fs.version
         if version != self._icons_version:
             self.grid.sync(self.desktop_entries())
             self._icons_version = version
@@ -393,6 +398,21 @@ class Desktop:
         self.windows.append(win)
         self.desktop_focused = False
         return win
+
+    def open_requested(self) -> None:
+        """Open what ``xdg-open`` asked for (`OPEN_REQUESTS`): a folder (``file://`` or a
+        path) in Files, ``trash:///`` in Files' Trash; a file only where the simulated image
+        has the app Ubuntu would pick (none yet: a text editor or image viewer is not
+        simulated, so those open nothing)."""
+        data = self.fs.read_file(OPEN_REQUESTS).decode(errors="replace")
+        self.fs.remove(OPEN_REQUESTS)
+        for line in data.splitlines()[-MAX_OPEN_REQUESTS:]:
+            charge()
+            target = line.removeprefix("file://")
+            if target.rstrip("/") == TRASH_URI.rstrip("/"):
+                self.open_folder(TRASH_URI)
+            elif "://" not in target and self.fs.is_dir(target):
+                self.open_folder(target)
 
     def open_terminal(self, cwd: str = HOME) -> TerminalWindow:
         """Open a new 80x24 Terminal window in ``cwd`` (focused, on top)."""
