@@ -23,9 +23,9 @@ from drums_gym.actions.events import (
 
 from ..budget import charge
 from .a11y import tree
+from .bash.cmd_system import OPEN_REQUESTS
 from .desktop_menus import DesktopMenus
 from .dock import Dock
-from .bash.cmd_system import OPEN_REQUESTS
 from .drag import DragAndDrop
 from .files_window import TRASH_URI, FolderWindow
 from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
