@@ -288,8 +288,10 @@ class ChmodGui(Solver):
                         "pyautogui.hotkey('ctrl', 'pagedown')")
 
             if i == 0:  # open Files from the dock and type the folder in one action
-                steps.append(lambda tree, path=path: "pyautogui.click({}, {})\n{}".format(
-                    *a11y.center(a11y.dock_button(tree, "Files")), _location(path)))
+                def launch(tree: Node, path: str = path) -> str:
+                    x, y = a11y.center(a11y.dock_button(tree, "Files"))
+                    return f"pyautogui.click({x}, {y})\n{_location(path)}"
+                steps.append(launch)
             else:
                 steps.append(code(_location(path), check=a11y.active_frame))
             steps += [when(active(title), open_properties),

@@ -65,7 +65,8 @@ def media_key(fs: FileSystem, key: str) -> bool:
     if key not in MEDIA_KEYS:
         return False
     old, muted = level(fs)
-    step = NORM * int(SettingsStore(fs).get(*_STEP)) // 100  # type: ignore[call-overload]
+    setting = SettingsStore(fs).get(*_STEP)
+    step = NORM * (setting if isinstance(setting, int) else 6) // 100
     new, new_muted = old, muted
     if key == "volumemute":
         new_muted = not muted
