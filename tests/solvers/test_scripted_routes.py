@@ -100,3 +100,12 @@ def test_cli_runs_the_route_it_is_told(hosted, capsys):
                  "--policy", "scripted:terminal", "--json", "--no-progress"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["groups"][0]["scores"] == [1.0]
+
+
+def test_get_solver_docstring_runs():
+    import doctest
+
+    import drums_gym.solvers
+
+    result = doctest.testmod(drums_gym.solvers, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

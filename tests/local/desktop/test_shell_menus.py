@@ -5,6 +5,7 @@ through gym.make as an agent clicks and presses; their rules against gnome-setti
 
 from __future__ import annotations
 
+import doctest
 from collections.abc import Iterable
 from xml.etree import ElementTree as ET
 
@@ -15,7 +16,7 @@ from pyauto import at, node, run
 import drums_gym  # noqa: F401
 from drums_gym.accessibility import NAMESPACES, to_xml
 from drums_gym.actions import Sleep
-from drums_gym.local.desktop import Desktop, volume
+from drums_gym.local.desktop import Desktop, date_menu, volume
 from drums_gym.local.desktop.date_menu import DateMenu
 from drums_gym.local.desktop.shell_menu import SystemMenu
 from drums_gym.local.tasks.shell import run_command
@@ -184,3 +185,9 @@ def test_media_keys_work_whatever_has_focus_and_show_the_osd_briefly() -> None:
     assert desk.frame == frame  # still up after 1 s of the desktop's clock
     desk.apply([Sleep(0.5)])
     assert desk.frame == frame + 1 and desk.render().tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("module", [volume, date_menu])
+def test_docstring_examples_run(module) -> None:
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
