@@ -191,3 +191,14 @@ def test_media_keys_work_whatever_has_focus_and_show_the_osd_briefly() -> None:
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_clone_with_the_system_menu_open_has_its_own_volume() -> None:
+    desk = Desktop(width=1280, height=800)
+    run(desk, f"pyautogui.click({at(node(desk, 'push-button', 'System'))})")
+    child = desk.clone()
+    s = node(child, "slider", "Volume", within=("menu", "System Menu"))
+    (x, y), (w, h) = s["position"], s["size"]
+    run(child, f"pyautogui.click({x + w - 1}, {y + h // 2})")
+    assert volume.percent(child.fs) == 100 and volume.percent(desk.fs) == 40
+    assert node(desk, "slider", "Volume")["value"] == 0.4
