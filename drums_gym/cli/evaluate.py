@@ -22,6 +22,7 @@ from typing import Any
 
 from ..client import DrumsError
 from ..evaluation import EpisodeResult, Evaluation, evaluate, make_envs
+from ..evaluation.recording import step_extras
 from ..outcomes import wilson_interval
 from ._common import (
     add_connection_args,
@@ -143,6 +144,12 @@ class _Recording:
         self.recorder = VectorRecordTrajectory(envs, self.folder)
         return self.recorder
 
+    def note(self, index: int, policy: Any) -> None:
+        """(before the step) what sub-env ``index``'s policy said about its action: the
+        step's ``policy`` in ``steps.jsonl`` (a model's reply, tokens, latency)."""
+        if self.recorder is not None:
+            self.recorder.note_policy(index, step_extras(policy))
+
     def count(self, result: EpisodeResult) -> None:
         """(at the step the episode ended) remember the folder it was recorded in."""
         dirs = self.recorder.episode_dirs if self.recorder is not None else []
@@ -251,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
 
         evaluation = evaluate(
             envs, policies, args.episodes, spec=args.policy, seed=args.seed,
-            on_episode=on_episode,
+            on_episode=on_episode, on_action=None if recording is None else recording.note,
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
