@@ -78,7 +78,8 @@ def add_parser(sub: Any) -> None:
     suite.add_argument(
         "--out", default=None, metavar="DIR",
         help="the suite's folder: episodes.jsonl (one line per finished episode, written "
-        "at once) and summary.json (rewritten as the run goes)",
+        "at once) and summary.json (rewritten as the run goes); with --task: the folder of "
+        "summary.json, report.html and (with --record) the recordings",
     )
     suite.add_argument(
         "--resume", action="store_true",
@@ -107,7 +108,8 @@ def add_parser(sub: Any) -> None:
         help="'random' (default); 'scripted' (the task's scripted solver: its GUI route "
         "when it fits --steps, else the terminal route), 'scripted:gui' or "
         "'scripted:terminal'; or MODULE:CALLABLE or FILE.py:CALLABLE (a class or a "
-        "factory taking seed= is called with --seed; see drums_gym.cli.policies)",
+        "factory taking seed= is called with --seed; see drums_gym.cli.policies); "
+        "or openai:MODEL (a model behind --base-url: docs/models.md)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
@@ -117,8 +119,9 @@ def add_parser(sub: Any) -> None:
         const="",
         metavar="DIR",
         help="with --tasks (no DIR): record each counted episode under "
-        "OUT/record/<task8>/episode-<k>/. With --task: record every episode (frames, "
-        "steps.jsonl, GIF) of sub-env k under "
+        "OUT/record/<task8>/episode-<k>/. With --task (DIR, or --out DIR): record every "
+        "episode (frames, steps.jsonl with what the policy said at each step, GIF) of "
+        "sub-env k under "
         "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record), and "
         "DIR/summary.json: the arguments and each counted episode's result and folder; "
         "an episode cut off at the end is marked unfinished.json",
@@ -196,7 +199,7 @@ def _non_negative_int(text: str) -> int:
 
 
 #: suite flags and their defaults: given without --tasks, they are an error
-_SUITE_ONLY = {"out": None, "resume": False, "ray": None}
+_SUITE_ONLY = {"resume": False, "ray": None}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -218,8 +221,13 @@ def run(args: argparse.Namespace) -> int:
             return fail("eval", ValueError(f"{flag} is for suites: give --tasks"))
     if args.episodes is None:
         args.episodes = 8
-    if args.record == "":
-        return fail("eval", ValueError("--record needs a folder with --task: --record DIR"))
+    if args.record and args.out is not None and Path(args.record) != Path(args.out):
+        return fail("eval", ValueError(f"--record {args.record} and --out {args.out} name "
+                                       "two folders: give one (--record --out DIR)"))
+    if args.record == "" and args.out is None:
+        return fail("eval", ValueError("--record needs a folder with --task: --record DIR, "
+                                       "or --record --out DIR"))
+    folder = args.record or args.out  # --out DIR alone: summary.json and the report
     try:
         policies = load_policies(
             args.policy,
@@ -235,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
 
     envs = None
     progress: Progress | None = None
-    recording = None if args.record is None else _Recording(Path(args.record))
+    recording = None if folder is None else _Recording(Path(folder))
     started = time.perf_counter()
     try:
         envs = make_envs(
@@ -245,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
             url=args.url,
             token=args.token,
             policy=policies,
-            wrap=None if recording is None else recording.wrap,
+            wrap=None if recording is None or args.record is None else recording.wrap,
             name="--num-envs",
         )
         progress = Progress(args.episodes, "episodes", enabled=args.progress)
