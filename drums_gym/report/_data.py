@@ -392,9 +392,7 @@ def _said(record: Mapping[str, Any]) -> dict[str, Any]:
         if key == "queued":
             if value is True:
                 out[key] = True
-        elif isinstance(value, str) and value:
-            out[key] = value
-        elif isinstance(value, int) and not isinstance(value, bool) and value:
+        elif value and isinstance(value, (str, int)) and not isinstance(value, bool):
             out[key] = value
     return out
 
