@@ -19,20 +19,35 @@ COMMANDS = [serve, tasks, rollout, evaluate, report]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand. No flag is taken by a prefix of its name
+    (``--num-env`` is an error, not ``--num-envs``)."""
     parser = argparse.ArgumentParser(
-        prog="drums-gym", description="Gymnasium environments over Drums desktops."
+        prog="drums-gym", description="Gymnasium environments over Drums desktops.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"drums-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
+    for subparser in sub.choices.values():
+        subparser.allow_abbrev = False
     return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that an argument the subcommand does not know is
+    reported with the subcommand's usage (argparse would show the top level's)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``drums-gym`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     with warnings.catch_warnings():
         shown = warnings.showwarning
 

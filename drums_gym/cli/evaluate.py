@@ -203,8 +203,6 @@ _SUITE_ONLY = {"resume": False, "ray": None}
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..envs import register_task
-
     if args.tasks is not None:
         if args.episodes is not None:
             return fail("eval", ValueError("--episodes is for --task; with --tasks use "
@@ -237,9 +235,8 @@ def run(args: argparse.Namespace) -> int:
             max_steps=args.steps,
             model=model_options(args),
         )
-        env_id = register_task(args.task)
     except ValueError as exc:
-        return fail("eval", exc)
+        return fail("eval", exc, args)
 
     envs = None
     progress: Progress | None = None
@@ -270,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
-        return fail("eval", exc)
+        return fail("eval", exc, args)
     finally:
         if progress is not None:
             progress.close()
@@ -278,7 +275,8 @@ def run(args: argparse.Namespace) -> int:
             envs.close()
 
     summary = _summary(
-        args, env_id, task_id, instruction, evaluation, time.perf_counter() - started
+        args, f"Drums/{task_id[:8]}", task_id, instruction, evaluation,
+        time.perf_counter() - started,
     )
     if recording is not None:
         path = recording.write_summary(args, summary)

@@ -20,7 +20,8 @@ from collections import Counter
 from typing import Any
 
 from .._loop import check_capacity
-from ..client import DrumsError
+from ..client import DrumsError, connect
+from ..evaluation.plan import resolve_task
 from ..rollouts import GroupOutcome, MemberOutcome, iter_groups, run_groups, start_parent, total
 from ._common import (
     add_connection_args,
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             model=model_options(args),
         )
     except ValueError as exc:
-        return fail("rollout", exc)
+        return fail("rollout", exc, args)
 
     def retry(reason: str | None) -> None:
         print(
@@ -121,13 +122,14 @@ def run(args: argparse.Namespace) -> int:
         )
 
     parent = None
+    client = None
     progress: Progress | None = None
     started = time.perf_counter()
     try:
+        client = connect(url=args.url, token=args.token)
         parent = DrumsDesktopEnv(
-            args.task,
-            url=args.url,
-            token=args.token,
+            resolve_task(client, args.task),  # the one unknown-task message
+            client=client,
             max_steps=args.steps,
             accessibility=needs_accessibility(policies),
         )
@@ -149,12 +151,14 @@ def run(args: argparse.Namespace) -> int:
             bar.shrink(args.steps - outcome.steps)  # the budget this group did not use
             outcomes.append(outcome)
     except (DrumsError, ValueError) as exc:
-        return fail("rollout", exc)
+        return fail("rollout", exc, args)
     finally:
         if progress is not None:
             progress.close()
         if parent is not None:
             parent.close()
+        if client is not None:
+            client.close()
 
     elapsed = time.perf_counter() - started
     summary = _summary(args, parent, outcomes, elapsed)

@@ -16,6 +16,7 @@ import numpy as np
 from .._loop import Members, Policy, check_capacity, needs_accessibility
 from ..outcomes import UNKNOWN_REASON, EpisodeOutcome, rate, wilson_interval
 from ..wrappers._vector_info import info_at, member_info
+from .plan import resolve_task
 from .recording import episode_stats
 
 __all__ = [
@@ -302,9 +303,10 @@ def make_envs(
     from ..client import connect
     from ..envs import register_task
 
-    env_id = register_task(task)
     with connect(url=url, token=token) as client:
+        task = resolve_task(client, task)  # the one unknown-task message
         check_capacity(client, num_envs, name=name)
+    env_id = register_task(task)
     if accessibility is None:
         accessibility = policy is not None and needs_accessibility(policy)
     envs = gym.make_vec(
