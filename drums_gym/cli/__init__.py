@@ -16,6 +16,18 @@ __all__ = ["main"]
 
 #: subcommand modules; each has ``add_parser(subparsers)`` and ``run(args) -> int``
 COMMANDS = [serve, tasks, rollout, evaluate, report]
+#: the modules of the ``[local]`` extra (pyproject.toml) and what they bring: one missing
+#: is said in one line, with the install command, not as a traceback
+LOCAL_EXTRA = ("fastapi", "uvicorn", "re2", "starlette", "pydantic")
+
+
+def missing_extra(command: str, module: str) -> str:
+    """The one line for a ``[local]`` module that is not installed."""
+    install = "pip install 'drums-gym[local]'"
+    if command == "serve":
+        return (f"the local host needs the [local] extra ({module} is missing): {install}")
+    return (f"no Drums host is given (--url or $DRUMS_URL), and the embedded local host needs "
+            f"the [local] extra ({module} is missing): {install}, or give a host's --url")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +72,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = show
         try:
             return int(args.run(args) or 0)
+        except ModuleNotFoundError as exc:
+            module = (exc.name or "").partition(".")[0]
+            if module not in LOCAL_EXTRA:
+                raise
+            print(f"drums-gym {args.command}: error: {missing_extra(args.command, module)}",
+                  file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return 130
