@@ -35,6 +35,7 @@ from ._common import (
     positive_int,
 )
 from ._progress import Progress
+from ._view import ViewLinks, add_view_arg
 from .policies import load_policies
 from .report import write_report
 
@@ -126,6 +127,7 @@ def add_parser(sub: Any) -> None:
         "DIR/summary.json: the arguments and each counted episode's result and folder; "
         "an episode cut off at the end is marked unfinished.json",
     )
+    add_view_arg(p)
     add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
@@ -261,9 +263,16 @@ def run(args: argparse.Namespace) -> int:
             if recording is not None:
                 recording.count(result)
 
+        views = ViewLinks(args)
+        host_url = _host_url(envs)
+
+        def on_start(index: int, info: Any) -> None:
+            views.show(host_url, f"env {index}", info.get("slot_id"))
+
         evaluation = evaluate(
             envs, policies, args.episodes, spec=args.policy, seed=args.seed,
             on_episode=on_episode, on_action=None if recording is None else recording.note,
+            on_start=on_start,
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
@@ -293,6 +302,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(summary))
     return 0
+
+
+def _host_url(envs: Any) -> str:
+    """The base URL of the host the envs' desktops are on (the fork parent's client)."""
+    base = envs.unwrapped
+    env = getattr(base, "parent", None)
+    if env is None and getattr(base, "envs", None):
+        env = base.envs[0].unwrapped
+    client = getattr(env, "client", None)
+    return str(getattr(client, "url", ""))
 
 
 def _task_of(envs: Any, default: str) -> tuple[str, str]:

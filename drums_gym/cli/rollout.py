@@ -30,11 +30,13 @@ from ._common import (
     dump_json,
     fail,
     fit_to_terminal,
+    info_at,
     model_options,
     positive_int,
 )
 from ._progress import Progress
 from ._table import format_table
+from ._view import ViewLinks, add_view_arg
 from .policies import load_policies, needs_accessibility
 
 # GroupOutcome, MemberOutcome and run_groups live in drums_gym.rollouts (re-exported here)
@@ -80,6 +82,7 @@ def add_parser(sub: Any) -> None:
         metavar="CODE",
         help="pyautogui code run on the parent before forking (repeatable)",
     )
+    add_view_arg(p)
     add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
@@ -135,6 +138,15 @@ def run(args: argparse.Namespace) -> int:
         )
         check_capacity(parent.client, args.n, name="--n")
         start_parent(parent, args.prefix, args.seed, on_retry=retry, label="--prefix")
+        views = ViewLinks(args)
+        if parent.slot is not None:
+            views.show(client.url, "parent", parent.slot.id)
+
+        def on_start(group: int, infos: Any) -> None:
+            for i in range(args.n):
+                views.show(client.url, f"group {group} member {i}",
+                           info_at(infos, "slot_id", i))
+
         progress = Progress(args.groups * args.steps, "steps", enabled=args.progress)
         outcomes: list[GroupOutcome] = []
         bar = progress
@@ -145,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
 
         for outcome in iter_groups(
             parent, n=args.n, groups=args.groups, policy=policies, spec=args.policy,
-            on_step=on_step,
+            on_step=on_step, on_start=on_start,
         ):
             taken += outcome.steps
             bar.shrink(args.steps - outcome.steps)  # the budget this group did not use

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -156,6 +156,7 @@ def iter_episodes(
     timings: StepTimings | None = None,
     on_step: Callable[[int], None] | None = None,
     on_action: Callable[[int, Policy], None] | None = None,
+    on_start: Callable[[int, Mapping[str, Any]], None] | None = None,
 ) -> Iterator[EpisodeResult]:
     """Step ``envs`` (a vector env with ``NEXT_STEP`` autoreset, e.g.
     ``gym.make_vec("Drums/e0df059f", num_envs=4)`` or :func:`make_envs`) and yield each
@@ -166,7 +167,9 @@ def iter_episodes(
     collects the step phases of valid episodes; ``on_step(vector_steps)`` is called after
     every vector step; ``on_action(i, policy)`` after sub-env ``i``'s policy answered its
     action, before the step (a recorder reads what the policy said:
-    `drums_gym.evaluation.recording.step_extras`). The caller owns ``envs`` (close it).
+    `drums_gym.evaluation.recording.step_extras`); ``on_start(i, info)`` when sub-env
+    ``i`` starts an episode, with its reset info (``slot_id``: where to watch it). The
+    caller owns ``envs`` (close it).
     """
     if episodes is not None and (
         isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1
@@ -176,6 +179,9 @@ def iter_episodes(
     members = Members(policy, n, spec)
     obs, infos = envs.reset(seed=seed)
     members.reset()
+    if on_start is not None:
+        for i in range(n):
+            on_start(i, member_info(infos, i))
     instructions = [str(info_at(infos, "instruction", i, "")) for i in range(n)]
     tasks = [str(info_at(infos, "task_id", i, "") or "") for i in range(n)]
     live = np.array([bool(info_at(infos, "valid", i, True)) for i in range(n)])
@@ -200,6 +206,8 @@ def iter_episodes(
                 live[i] = bool(info_at(infos, "valid", i, True))
                 lengths[i] = errors[i] = 0
                 members.reset(i)
+                if on_start is not None:
+                    on_start(i, member_info(infos, i))
                 continue
             lengths[i] += 1
             if info_at(infos, "action_error", i) is not None:
@@ -259,6 +267,7 @@ def evaluate(
     seed: int | None = None,
     on_episode: Callable[[EpisodeResult], None] | None = None,
     on_action: Callable[[int, Policy], None] | None = None,
+    on_start: Callable[[int, Mapping[str, Any]], None] | None = None,
 ) -> Evaluation:
     """Run :func:`iter_episodes` until ``episodes`` have finished and summarize them."""
     timings = StepTimings()
@@ -270,7 +279,7 @@ def evaluate(
     results = []
     for result in iter_episodes(
         envs, policy, episodes, spec=spec, seed=seed, timings=timings, on_step=count,
-        on_action=on_action,
+        on_action=on_action, on_start=on_start,
     ):
         results.append(result)
         if on_episode is not None:
