@@ -183,6 +183,7 @@ class _Recording:
             ],
             "not_counted": others,
         }
+        self.folder.mkdir(parents=True, exist_ok=True)  # --out DIR without --record
         path = self.folder / "summary.json"
         path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
         self.unfinished = sum(not o["finished"] for o in others)

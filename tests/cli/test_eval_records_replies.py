@@ -71,3 +71,18 @@ def test_the_report_shows_the_replies_and_the_instruction(run: Any) -> None:
     assert "1234 prompt + 56 completion tokens" in page
     assert "<b>todo_list_Jan_2</b>" not in page  # the reply's markup is text, escaped
     assert (folder / REPORT_FILE).stat().st_mode & 0o777 == 0o644
+
+
+def test_out_without_record_writes_the_summary_and_report(
+    local_host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from drums_gym.cli import main
+
+    monkeypatch.setenv("DRUMS_URL", local_host.url)
+    folder = tmp_path / "plain"
+    assert main(["eval", "--episodes", "1", "--num-envs", "1", "--steps", "1", "--out",
+                 str(folder), "--no-progress", "--json"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [REPORT_FILE, "summary.json"]
+    [episode] = json.loads((folder / "summary.json").read_text())["episodes"]
+    assert episode["folder"] is None and episode["instruction"].startswith(INSTRUCTION_START)
+    assert "not recorded (run the eval with --record)" in (folder / REPORT_FILE).read_text()
