@@ -409,7 +409,8 @@ def test_the_base_url_defaults_to_openai_base_url(monkeypatch: pytest.MonkeyPatc
 
 def test_the_docs_example_runs_against_a_server(tmp_path: Any) -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text()
-    (snippet,) = re.findall(r"```python\n(.*?)```", docs, flags=re.S)
+    (snippet,) = [b for b in re.findall(r"```python\n(.*?)```", docs, flags=re.S)
+                  if "OpenAIPolicy(" in b]
     replies = [Reply.text("```python\npyautogui.moveTo(5, 5)\n```", 900, 12),
                Reply.text("DONE", 950, 1)]
     with StandIn(replies) as server:
