@@ -166,7 +166,8 @@ class _QuietUnscorableRows(logging.Filter):
         text = str(record.msg)
         if _NONE_ROW in text:
             record.msg = (
-                f"{text.split(_NONE_ROW)[0]}{_NONE_ROW} for a row (drums-gym: an invalid desktop episode, left out of "
+                f"{text.split(_NONE_ROW)[0]}{_NONE_ROW} for a row (drums-gym: an invalid "
+                "desktop episode, left out of "
                 "the rewards; its prompt and completion are not logged, its reason is in "
                 "DrumsEnvironments.results)"
             )
