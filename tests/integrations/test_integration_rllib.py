@@ -84,7 +84,7 @@ def test_the_env_has_no_text_space_and_float_frames(local_host):
         obs, _ = env.reset()
         assert env.action_space.n == 8 * 6 + 5 + 2  # cells, the default keys, DONE, FAIL
         assert env.observation_space.dtype == np.float32 and obs.dtype == np.float32
-        assert obs.shape == (42, 42, 3) and 0.0 <= obs.min() and obs.max() <= 1.0
+        assert obs.shape == (42, 42, 3) and obs.min() >= 0.0 and obs.max() <= 1.0
     finally:
         env.close()
 
