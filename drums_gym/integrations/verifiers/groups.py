@@ -73,7 +73,7 @@ class ForkGroups:
 
     async def _fork(self, client: AsyncClient, task: str) -> list[AsyncSlot | str]:
         self.groups += 1
-        reason = "invalid"
+        reason: str | None = None
         for _attempt in range(PARENT_ATTEMPTS):
             async with await client.create(task, screen=self.screen) as parent:
                 reason = await self._prepare(parent)
@@ -86,7 +86,7 @@ class ForkGroups:
                     return [f"fork_failed:{getattr(exc, 'code', type(exc).__name__)}"] * self.size
                 children: list[AsyncSlot | str] = list(group)
                 return children + ["fork_failed"] * (self.size - len(children))
-        return [reason] * self.size
+        return [reason or "invalid"] * self.size
 
     async def _prepare(self, parent: AsyncSlot) -> str | None:
         """Wait for the parent's gates and apply the prefix: None when it is a valid
