@@ -312,3 +312,16 @@ def test_drums_environments_take_gym_make_arguments(local_host):
         envs.close()
     with pytest.raises(ValueError, match="group_size"):
         DrumsEnvironments("e0df059f", url=local_host.url, group_size=0)
+
+
+def test_trls_unscorable_row_warning_loses_the_row(caplog):
+    from drums_gym.integrations.trl import quiet_unscorable_rows
+
+    quiet_unscorable_rows()
+    log = __import__("logging").getLogger("trl.trainer.grpo_trainer")
+    with caplog.at_level("WARNING", logger=log.name):
+        log.warning("[RANK 0] All reward functions returned None for the following kwargs:\n"
+                    "{'prompt': 'SECRET TREE'}\nPlease ensure ...")
+    [message] = [r.getMessage() for r in caplog.records]
+    assert message.startswith("[RANK 0] All reward functions returned None for a row")
+    assert "SECRET TREE" not in message

@@ -16,6 +16,7 @@ from transformers import TrainerCallback
 from ...client import Client, DrumsError, connect
 from .environment import DrumsToolEnv, EpisodeResult
 from .groups import ForkGroups
+from .quiet import QUIET_ROWS, TRL_LOG, quiet_unscorable_rows
 
 __all__ = ["DrumsEnvironments"]
 
@@ -140,11 +141,11 @@ class DrumsEnvironments(TrainerCallback):
         generations = getattr(args, "num_generations", None)
         if not self._group_size_given and isinstance(generations, int) and generations > 0:
             self.groups.size = generations
-        _TRL_LOG.addFilter(_QUIET_ROWS)
+        quiet_unscorable_rows()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """TRL's trainer ends: delete the desktops."""
-        _TRL_LOG.removeFilter(_QUIET_ROWS)
+        TRL_LOG.removeFilter(QUIET_ROWS)
         self.close()
 
     def __repr__(self) -> str:
@@ -156,28 +157,6 @@ class _NoClient:
 
 
 _NO_CLIENT: Any = _NoClient()
-
-
-class _QuietUnscorableRows(logging.Filter):
-    """Rewrites TRL's "All reward functions returned None" warning without the row: TRL
-    prints the row's prompt and completion (the whole accessibility tree) with it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        text = str(record.msg)
-        if _NONE_ROW in text:
-            record.msg = (
-                f"{text.split(_NONE_ROW)[0]}{_NONE_ROW} for a row (drums-gym: an invalid "
-                "desktop episode, left out of "
-                "the rewards; its prompt and completion are not logged, its reason is in "
-                "DrumsEnvironments.results)"
-            )
-            record.args = ()
-        return True
-
-
-_NONE_ROW = "All reward functions returned None"
-_TRL_LOG = logging.getLogger("trl.trainer.grpo_trainer")
-_QUIET_ROWS = _QuietUnscorableRows()
 
 
 def _close_all(
