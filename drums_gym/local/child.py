@@ -17,14 +17,46 @@ import ctypes.util
 import os
 import signal
 import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-__all__ = ["ENV_PARENT", "PORT_LINE", "main"]
+if TYPE_CHECKING:
+    from .config import HostConfig
+    from .faults import FaultSpec
+
+__all__ = ["ENV_PARENT", "PORT_LINE", "host_settings", "main"]
 
 #: how the child's one line on stdout begins: the port follows
 PORT_LINE = "drums-embedded-port "
 #: the parent's pid, so that a child whose parent died before it was watching exits
 ENV_PARENT = "DRUMS_EMBEDDED_PARENT"
 _PR_SET_PDEATHSIG = 1
+
+
+def _env_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an int, got {raw!r}") from None
+
+
+def host_settings(
+    make_config: Callable[[Mapping[str, str]], HostConfig],
+    env: Mapping[str, str] | None = None,
+) -> tuple[HostConfig, FaultSpec, int]:
+    """The config, fault spec and seed the ``DRUMS_LOCAL_*`` variables of ``env`` (default:
+    this process's) describe; a bad value is a ``ValueError`` naming its variable."""
+    from .faults import FaultSpec
+
+    env = os.environ if env is None else env
+    try:
+        faults = FaultSpec.parse(env.get("DRUMS_LOCAL_FAULTS"))
+    except ValueError as exc:
+        raise ValueError(f"DRUMS_LOCAL_FAULTS: {exc}") from None
+    return make_config(env), faults, _env_int(env, "DRUMS_LOCAL_SEED", 0)
 
 
 def die_with_parent() -> None:
@@ -44,7 +76,6 @@ def main() -> int:
     die_with_parent()
     try:
         from .config import HostConfig
-        from .embedded import host_settings
         from .server import LocalHost
 
         config, faults, seed = host_settings(HostConfig.from_env)

@@ -37,23 +37,18 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from .child import ENV_PARENT, PORT_LINE
-
-if TYPE_CHECKING:
-    from .config import HostConfig
-    from .faults import FaultSpec
 
 __all__ = [
     "EmbeddedHost",
     "EmbeddedHostError",
     "embedded_host",
     "ensure_embedded_host",
-    "host_settings",
 ]
 
 log = logging.getLogger("drums_gym.local")
@@ -71,32 +66,6 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 class EmbeddedHostError(RuntimeError):
     """The embedded host did not start, or is gone; the message ends with its stderr."""
-
-
-def _env_int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be an int, got {raw!r}") from None
-
-
-def host_settings(
-    make_config: Callable[[Mapping[str, str]], HostConfig],
-    env: Mapping[str, str] | None = None,
-) -> tuple[HostConfig, FaultSpec, int]:
-    """The config, fault spec and seed the ``DRUMS_LOCAL_*`` variables of ``env`` (default:
-    this process's) describe; a bad value is a ``ValueError`` naming its variable."""
-    from .faults import FaultSpec
-
-    env = os.environ if env is None else env
-    try:
-        faults = FaultSpec.parse(env.get("DRUMS_LOCAL_FAULTS"))
-    except ValueError as exc:
-        raise ValueError(f"DRUMS_LOCAL_FAULTS: {exc}") from None
-    return make_config(env), faults, _env_int(env, "DRUMS_LOCAL_SEED", 0)
 
 
 def _spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
