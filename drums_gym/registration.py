@@ -20,7 +20,9 @@ import gymnasium as gym
 
 from ._catalog_ids import TASK_IDS
 
-__all__ = ["DEFAULT_MAX_STEPS", "ENV_TASKS", "register_catalog", "register_task"]
+__all__ = [
+    "DEFAULT_MAX_STEPS", "ENV_TASKS", "register_catalog", "register_task", "register_user_tasks",
+]
 
 #: users' OSWorld task files for the embedded host (files or folders, os.pathsep-joined)
 ENV_TASKS = "DRUMS_LOCAL_TASKS"
@@ -75,15 +77,28 @@ def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -
 
 def register_catalog() -> list[str]:
     """Register every task of the bundled catalog (the local host's tasks) and return
-    the env ids. The ids come from `drums_gym._catalog_ids`, a generated list
-    (``python scripts/catalog_ids.py``), so this loads no task and no simulator."""
-    return [register_task(task_id) for task_id in (*TASK_IDS, *user_task_ids())]
+    the env ids. The ids come from `drums_gym._catalog_ids`, a plain list, so this loads
+    no task and no simulator, and reads no setting."""
+    return [register_task(task_id) for task_id in TASK_IDS]
+
+
+def register_user_tasks(value: str | None = None) -> list[str]:
+    """Register ``Drums/<id8>`` for the task files ``DRUMS_LOCAL_TASKS`` names (or
+    ``value``, the same format) and return the env ids: call it before ``gym.make`` of
+    such an id. A path that does not exist, or a file that is no task file, is a
+    ``ValueError`` naming the variable and the path.
+
+    >>> import drums_gym                                      # doctest: +SKIP
+    >>> drums_gym.register_user_tasks()                       # doctest: +SKIP
+    ['Drums/43c2d64c']
+    """
+    return [register_task(task_id) for task_id in user_task_ids(value)]
 
 
 def user_task_ids(value: str | None = None) -> list[str]:
     """The ids of the task files ``DRUMS_LOCAL_TASKS`` names (read as JSON, not loaded: the
     host checks each file when it starts). A path that does not exist is a ``ValueError``
-    naming it, so a typo fails at ``import drums_gym``, not at the first ``gym.make``."""
+    naming the variable and the path."""
     raw = os.environ.get(ENV_TASKS, "") if value is None else value
     ids = []
     for part in (p for p in raw.split(os.pathsep) if p.strip()):
@@ -102,3 +117,8 @@ def user_task_ids(value: str | None = None) -> list[str]:
             if isinstance(task_id, str) and len(task_id) >= 8:
                 ids.append(task_id)
     return ids
+
+
+#: importing this module registers the bundled ids (idempotent): the root imports it as
+#: soon as Gymnasium is there
+register_catalog()
