@@ -4,7 +4,6 @@ package whose modules import without a cycle."""
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import pkgutil
 import subprocess
