@@ -4,8 +4,8 @@ For each run, in a fresh parent interpreter: the seconds from ``EmbeddedHost().s
 to its first answered ``/healthz`` (the child imports the server stack and the catalog,
 listens, and says its port), then the parent is killed with SIGKILL and the seconds until
 the child is gone are polled. The child's CPU time to ready is printed too (on a loaded
-machine the wall time is mostly waiting for a core). Prints each run and the median and worst of both; the target
-is ready in <= 1.5 s (issue 19).
+machine the wall time is mostly waiting for a core). Prints each run and the median and
+worst of both; the target is ready in <= 1.5 s (issue 19).
 
 Run: ``python benchmarks/embedded_start.py`` (``--runs N``, default 5).
 """
