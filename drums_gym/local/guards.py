@@ -156,6 +156,9 @@ def guarded_h11(
             if (len(self.connections) > max_connections
                     or open_by_client.get(client, 0) >= per_client):
                 transport.close()  # shed at once: an open fd per idle client is the attack
+                # and out of the count now (not when the loop gets to connection_lost), so
+                # that a burst of shed connections does not shed a bystander's too
+                self.connections.discard(self)
                 return
             open_by_client[client] = open_by_client.get(client, 0) + 1
             self._counted = client
