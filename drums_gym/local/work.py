@@ -68,7 +68,12 @@ def setup(host: Host, slot: Slot) -> None:
 def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
     """Apply pyautogui code, or record a control word (DONE, FAIL, WAIT)."""
     word = code.strip()
-    actions = None if word in P.CONTROL_WORDS else _parse(code)
+    try:
+        actions = None if word in P.CONTROL_WORDS else parse(code)
+    except ActionError as exc:
+        with slot.work(host.config.slot_queue):
+            _log_rejected(slot, code, exc)
+        raise _invalid_action(exc) from None
     with slot.work(host.config.slot_queue) as desktop:
         episode = slot.episode
         episode.refresh()
@@ -87,6 +92,7 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             try:
                 events = expand(actions, pointer=desktop.pointer)
             except ActionError as exc:
+                _log_rejected(slot, code, exc)
                 raise _invalid_action(exc) from None
             try:
                 with slot.budgeted(host.config.limits()):
@@ -112,11 +118,12 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut}
 
 
-def _parse(code: str) -> Any:
-    try:
-        return parse(code)
-    except ActionError as exc:
-        raise _invalid_action(exc) from None
+def _log_rejected(slot: Slot, code: str, exc: ActionError) -> None:
+    """(under the slot's lock) A refused action in the episode's log, with the reason (the
+    live view shows it, marked); it is no action of the episode (``actions`` not counted)."""
+    slot.episode.log.append(
+        {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time(), P.F_ERROR: str(exc)}
+    )
 
 
 def action_log(host: Host, slot: Slot) -> dict[str, Any]:
@@ -165,6 +172,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
             if slot.state != P.SLOT_RUNNING:
                 raise slot.deleted_error() from None
             score, cut = 0.0, _cut(exc)
+        episode.score = score if valid else None  # the live view's verdict
         return {
             P.F_VALID: valid,
             P.F_SCORE: score,
