@@ -20,26 +20,15 @@ import gymnasium as gym
 
 from ._catalog_ids import TASK_IDS
 
-__all__ = ["DEFAULT_MAX_STEPS", "ENV_TASKS", "DefaultMaxSteps", "register_catalog", "register_task"]
+__all__ = [
+    "DEFAULT_MAX_STEPS", "ENV_TASKS", "register_catalog", "register_task", "register_user_tasks",
+]
 
 #: users' OSWorld task files for the embedded host (files or folders, os.pathsep-joined)
 ENV_TASKS = "DRUMS_LOCAL_TASKS"
 
 #: OSWorld's default step budget: each registered id's, and the env's
 DEFAULT_MAX_STEPS = 15
-
-
-
-class DefaultMaxSteps(int):
-    """A ``max_steps`` that is a registration's default, not the user's choice.
-
-    ``Drums/*`` ids register ``max_steps=DefaultMaxSteps(15)``; it equals 15, but a limit
-    given through Gymnasium (``gym.make(..., max_episode_steps=N)``) replaces it instead of
-    being cut to it, while an explicit ``max_steps`` and a TimeLimit give the smaller.
-    """
-
-    def __repr__(self) -> str:
-        return int.__repr__(self)
 
 
 ENTRY_POINT = "drums_gym.envs.desktop_env:DrumsDesktopEnv"
@@ -49,9 +38,13 @@ VECTOR_ENTRY_POINT = "drums_gym.envs.make_vec:make_fork_vector"
 def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -> str:
     """Register ``Drums/<first 8 characters of task_id>`` and return the env id.
 
-    ``max_episode_steps`` is the env's ``max_steps`` when ``gym.make`` is given none.
-    ``gym.make(id, max_episode_steps=N)`` (Gymnasium's TimeLimit) and ``max_steps=N`` both
-    set the one step limit, verified at that step (the smaller when both are given).
+    ``max_episode_steps`` is the env's own limit (its ``max_steps``, plain data in the spec's
+    kwargs): the env verifies at that step. ``gym.make(id, max_steps=N)`` replaces it; a
+    vector env (``gym.make_vec(id, max_episode_steps=N)``) takes it as its children's limit.
+    A ``TimeLimit`` (``gym.make(id, max_episode_steps=N)``, or by hand) truncates from
+    outside, where the env cannot see: put `drums_gym.envs.VerifyOnTruncation` outside it
+    (``docs/step-limit.md``; Gymnasium refuses a spec's ``additional_wrappers`` together
+    with a vector entry point, so the ids cannot register it).
 
     For tasks a remote Drums host has beyond the bundled catalog:
 
@@ -69,32 +62,43 @@ def register_task(task_id: str, *, max_episode_steps: int = DEFAULT_MAX_STEPS) -
     ):
         raise ValueError(f"max_episode_steps must be a positive int, got {max_episode_steps!r}")
     if env_id not in gym.registry:
-        # The step limit is the env's own (max_steps): at the limit it verifies the episode
-        # and truncates with the checker's score. The spec carries no TimeLimit of its own;
-        # one asked of gym.make (max_episode_steps=N) is found by the env at reset and
-        # becomes its limit, so the two never disagree.
+        # Plain data, so the spec survives to_json/from_json unchanged: the limit is the
+        # env's own (it verifies there); the spec asks Gymnasium for no TimeLimit.
         gym.register(
             id=env_id,
             entry_point=ENTRY_POINT,
             vector_entry_point=VECTOR_ENTRY_POINT,
             nondeterministic=True,
             max_episode_steps=None,
-            kwargs={"task": task_id, "max_steps": DefaultMaxSteps(max_episode_steps)},
+            kwargs={"task": task_id, "max_steps": max_episode_steps},
         )
     return env_id
 
 
 def register_catalog() -> list[str]:
     """Register every task of the bundled catalog (the local host's tasks) and return
-    the env ids. The ids come from `drums_gym._catalog_ids`, a generated list
-    (``python scripts/catalog_ids.py``), so this loads no task and no simulator."""
-    return [register_task(task_id) for task_id in (*TASK_IDS, *user_task_ids())]
+    the env ids. The ids come from `drums_gym._catalog_ids`, a plain list, so this loads
+    no task and no simulator, and reads no setting."""
+    return [register_task(task_id) for task_id in TASK_IDS]
+
+
+def register_user_tasks(value: str | None = None) -> list[str]:
+    """Register ``Drums/<id8>`` for the task files ``DRUMS_LOCAL_TASKS`` names (or
+    ``value``, the same format) and return the env ids: call it before ``gym.make`` of
+    such an id. A path that does not exist, or a file that is no task file, is a
+    ``ValueError`` naming the variable and the path.
+
+    >>> import drums_gym                                      # doctest: +SKIP
+    >>> drums_gym.register_user_tasks()                       # doctest: +SKIP
+    ['Drums/43c2d64c']
+    """
+    return [register_task(task_id) for task_id in user_task_ids(value)]
 
 
 def user_task_ids(value: str | None = None) -> list[str]:
     """The ids of the task files ``DRUMS_LOCAL_TASKS`` names (read as JSON, not loaded: the
     host checks each file when it starts). A path that does not exist is a ``ValueError``
-    naming it, so a typo fails at ``import drums_gym``, not at the first ``gym.make``."""
+    naming the variable and the path."""
     raw = os.environ.get(ENV_TASKS, "") if value is None else value
     ids = []
     for part in (p for p in raw.split(os.pathsep) if p.strip()):
@@ -113,3 +117,8 @@ def user_task_ids(value: str | None = None) -> list[str]:
             if isinstance(task_id, str) and len(task_id) >= 8:
                 ids.append(task_id)
     return ids
+
+
+#: importing this module registers the bundled ids (idempotent): the root imports it as
+#: soon as Gymnasium is there
+register_catalog()

@@ -40,6 +40,7 @@ import numpy as np
 from ._loop import Members, Policy, check_capacity
 from .grpo import GroupResult
 from .outcomes import EpisodeOutcome
+from .registration import DEFAULT_MAX_STEPS
 from .wrappers._vector_info import info_at, member_info
 
 __all__ = [
@@ -177,7 +178,7 @@ def iter_groups(
     """
     check_capacity(parent.client, n)
     members = Members(policy, n, spec)
-    budget = int(parent.max_steps)
+    budget = int(parent.max_steps or DEFAULT_MAX_STEPS)  # the children's limit (fork_vector)
     instructions = [str(parent.instruction)] * n
     # DISABLED: each member runs one episode; vec.reset() starts the next group from the
     # fork point (new children), and no member is re-forked mid-group

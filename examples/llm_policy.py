@@ -149,7 +149,7 @@ def main() -> None:
     args = parser.parse_args()
 
     policy = LLMPolicy(max_width=args.max_width)
-    env = gym.make(f"Drums/{args.task}", max_episode_steps=args.steps)
+    env = gym.make(f"Drums/{args.task}", max_steps=args.steps)
     try:
         obs, info = env.reset(seed=0)
         instruction = info["instruction"]  # reset's info carries the task's instruction

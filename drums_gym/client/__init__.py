@@ -38,6 +38,7 @@ from .errors import (
     Unauthorized,
 )
 from .models import (
+    Cut,
     Episode,
     Gate,
     HostInfo,
@@ -62,6 +63,7 @@ __all__ = [
     "Client",
     "Conflict",
     "ConnectError",
+    "Cut",
     "DrumsError",
     "DrumsTimeout",
     "Episode",

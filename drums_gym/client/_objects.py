@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import httpx
 
-from . import _exit
 from . import _wire as W
 from ._request import Policy
 from ._session import CLOSE_TIMEOUT_S
@@ -154,7 +153,7 @@ ENV_TOKEN = "DRUMS_TOKEN"
 
 def resolve_host(url: str | None, token: str | None) -> tuple[str, str | None]:
     """`url` (default `$DRUMS_URL`) and `token` (default `$DRUMS_TOKEN`); with no URL at
-    all, the embedded local host's (started in-process on first use, on loopback)."""
+    all, the embedded local host's (a child process started on first use, on loopback)."""
     if url is None:
         url = os.environ.get(ENV_URL) or None
     if token is None:
@@ -216,9 +215,9 @@ class ClientBase(Generic[P, L]):
         )
         self._session = self._session_class(http, float(close_timeout))
         # At close or interpreter exit (for an async client never closed: a best-effort
-        # sync cleanup). Holds the session only, never `self`.
+        # sync cleanup), bounded by the close timeout. Holds the session only, never `self`.
+        # An embedded host outlives every atexit hook (it stops when this process is gone).
         self._finalizer = weakref.finalize(self, self._session.close)
-        _exit.track(self._session)  # at exit: before the embedded host stops
 
     @property
     def url(self) -> str:

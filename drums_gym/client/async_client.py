@@ -52,7 +52,7 @@ class _Connecting:
         self._client: AsyncClient | None = None
 
     async def _open(self) -> AsyncClient:
-        # the embedded host starts (once) in a thread: never block the event loop
+        # the embedded host's child process starts (once) off the loop: never block it
         url, token = await asyncio.to_thread(_resolve_host, *self._where)
         self._client = AsyncClient(url, token, **self._options)
         return self._client
@@ -88,7 +88,7 @@ class AsyncClient(ClientBase[AsyncTransport, AsyncSession]):
     An async context manager; `aclose()` (idempotent) deletes every desktop and saved
     state this client created that is still alive, within `close_timeout`. What is left
     when the interpreter exits (a client never closed) is deleted then, best effort and
-    synchronously, before the embedded host stops.
+    synchronously (an embedded host serves until this process is gone).
     """
 
     _session: AsyncSession

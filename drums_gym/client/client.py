@@ -39,7 +39,7 @@ def connect(
     """Connect to a Drums host and answer a `Client`.
 
     `url` defaults to `$DRUMS_URL` and `token` to `$DRUMS_TOKEN`. With no URL at all the
-    embedded local host is used (started in-process on first use, on loopback).
+    embedded local host is used (a child process started on first use, on loopback).
     `timeout` bounds each request (connect 5 s), `max_retries` and `retry_budget` (seconds
     of sleeping) bound retries of transient failures, `workers` is `map`'s default pool
     size, `transport` replaces the network (e.g. `httpx.MockTransport` in tests),

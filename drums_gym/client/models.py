@@ -20,6 +20,7 @@ from . import _wire as W
 from .errors import ProtocolError
 
 __all__ = [
+    "Cut",
     "Episode",
     "Gate",
     "HostInfo",
@@ -230,11 +231,33 @@ class SlotInfo:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A host limit stopped the work (an action's, or the checker's): which limit (`kind`,
+    e.g. ``steps``, ``time``, ``output``) and the host's words (`detail`)."""
+
+    kind: str
+    detail: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Cut | None:
+        """The ``cut`` of a reply (None when the work was not cut)."""
+        if data is None:
+            return None
+        data = _obj(data, "a cut")
+        return cls(kind=_req_str(data, W.F_KIND, "a cut"), detail=_str(data, W.F_DETAIL) or "")
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True)
 class StepResult:
-    """What an action did: how many calls it `applied`, and the `episode` after it."""
+    """What an action did: how many calls it `applied`, the `episode` after it, and the
+    `cut` when a host limit stopped it part way (the calls before the cut took effect)."""
 
     applied: int
     episode: Episode
+    cut: Cut | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
@@ -242,6 +265,7 @@ class StepResult:
         return cls(
             applied=_int(data, W.F_APPLIED, 0) or 0,
             episode=Episode.from_json(data.get(W.F_EPISODE)),
+            cut=Cut.from_json(data.get(W.F_CUT)),
         )
 
 
@@ -250,6 +274,8 @@ class Reward:
     """The verdict of `verify`: `score` counts only when `valid` is true.
 
     An invalid (or pending) episode's score is meaningless: leave it out, never count it as 0.
+    `cut` is set when a host limit stopped the checker (a host that makes such an episode
+    invalid says so in `valid` and `reason`; one that does not scores what it got to).
     """
 
     valid: bool
@@ -257,6 +283,7 @@ class Reward:
     reason: str | None = None
     episode_id: str | None = None
     gates: tuple[Gate, ...] = ()
+    cut: Cut | None = None
 
     @property
     def pending(self) -> bool:
@@ -273,11 +300,13 @@ class Reward:
             reason=_str(data, W.F_REASON),
             episode_id=_str(data, W.F_EPISODE_ID),
             gates=_gates(data),
+            cut=Cut.from_json(data.get(W.F_CUT)),
         )
 
     def __repr__(self) -> str:
         reason = f", reason={self.reason!r}" if self.reason else ""
-        return (f"Reward(valid={self.valid}, score={self.score:g}{reason}, "
+        cut = f", cut={self.cut.kind!r}" if self.cut else ""
+        return (f"Reward(valid={self.valid}, score={self.score:g}{reason}{cut}, "
                 f"episode={self.episode_id})")
 
 

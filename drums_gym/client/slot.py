@@ -106,6 +106,7 @@ class Slot(SlotBase):
 
         Raises `ActionError` (422 `invalid_action`, nothing applied) for code outside the
         action language, `Conflict` (409, `.details["episode"]`) when the episode is invalid.
+        A `StepResult` whose `.cut` is set was stopped part way by a host limit.
         """
         return self._http.run(_ops.step(self.id, code))
 
@@ -119,7 +120,8 @@ class Slot(SlotBase):
         (default) a verify of an episode that is invalid raises `Conflict`; with
         ``strict=False`` it answers a `Reward` with ``valid=False`` and the reason.
         The score follows OSWorld's rule (the host applies it): a last action of ``FAIL``
-        scores 0 on a feasible task and 1 on an infeasible one.
+        scores 0 on a feasible task and 1 on an infeasible one. `Reward.cut` says when a
+        host limit stopped the checker.
         """
         return self._http.run(_ops.verify(self.id, strict, timeout))
 

@@ -18,7 +18,7 @@ from ..actions import parse_control
 from ..client import DrumsError, Slot
 from ..client.errors import ActionError, Conflict, InvalidRequest
 
-__all__ = ["EpisodeRunner", "StepOutcome", "blank_frame"]
+__all__ = ["EpisodeRunner", "StepOutcome", "Verdict", "blank_frame"]
 
 #: reasons drums-gym itself gives (the host gives gate_failed, app_crash, ...)
 FORK_FAILED = "fork_failed"
@@ -42,6 +42,35 @@ class StepOutcome:
         return self.obs, self.reward, self.terminated, self.truncated, self.info
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """How an episode ended: scored (``valid``, ``score``) or invalid (``invalid_reason``).
+
+    ``cut`` is the host's report when a limit of its own stopped the checker
+    (``{"kind", "detail"}``; ``info["verify_cut"]``), else None. ``reward`` is what a
+    Gymnasium step returns: the score, or a placeholder of 0 for an invalid episode (leave
+    it out of every statistic).
+    """
+
+    valid: bool
+    score: float | None
+    invalid_reason: str | None = None
+    cut: dict[str, Any] | None = None
+
+    @property
+    def reward(self) -> float:
+        return float(self.score) if self.valid and self.score is not None else 0.0
+
+    def info(self) -> dict[str, Any]:
+        """The entries of the last step's ``info`` that say it (``score`` when valid)."""
+        info: dict[str, Any] = {"valid": self.valid, "invalid_reason": self.invalid_reason}
+        if self.valid:
+            info["score"] = self.reward
+        if self.cut is not None:
+            info["verify_cut"] = self.cut
+        return info
+
+
 def _timings(action: float = 0.0, observe: float = 0.0, verify: float = 0.0) -> dict[str, float]:
     return {"action": action, "observe": observe, "verify": verify}
 
@@ -51,7 +80,7 @@ class EpisodeRunner:
     """Runs episodes of one slot (or of no slot: a failed fork child, flagged invalid)."""
 
     slot: Slot | None
-    max_steps: int
+    max_steps: int | None  # None: no limit of its own (the wrappers around the env end it)
     height: int
     width: int
     wait_s: float = 1.0
@@ -63,6 +92,8 @@ class EpisodeRunner:
     done: bool = False
     valid: bool = True
     invalid_reason: str | None = None
+    verdict: Verdict | None = None  # set once the episode has ended
+    error: str | None = field(default=None, repr=False)  # the last verify's failure
     last_obs: np.ndarray | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- helpers
@@ -104,7 +135,7 @@ class EpisodeRunner:
         ``randomize`` when given); wait until it is no longer pending; return the first
         frame and the episode's info."""
         self.steps, self.done, self.valid, self.invalid_reason = 0, False, True, None
-        self.last_obs = None
+        self.last_obs, self.verdict = None, None
         if self.slot is None:
             self._flag(self.failed_reason or FORK_FAILED)
             return self._last_frame(), self._info(slot_id=None, episode_id=None, gates=[])
@@ -158,6 +189,8 @@ class EpisodeRunner:
                 terminated = control in ("DONE", "FAIL")
                 try:
                     result = self.slot.step(action)
+                    if result.cut is not None:
+                        extra["cut"] = result.cut.to_dict()
                     if result.episode.status == "invalid":
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:
@@ -184,12 +217,40 @@ class EpisodeRunner:
             self._flag(_reason_of(exc))
             extra["error"] = _describe(exc)
             return self._end_invalid(_timings(t_action, t_observe), extra)
-        truncated = not terminated and self.steps >= self.max_steps
+        truncated = (
+            not terminated and self.max_steps is not None and self.steps >= self.max_steps
+        )
         if not (terminated or truncated):
             return StepOutcome(
                 obs, 0.0, False, False, self._info(timings=_timings(t_action, t_observe), **extra)
             )
         return self._finish(obs, terminated, t_action, t_observe, extra)
+
+    def verify(self) -> Verdict:
+        """Score the episode and end it (idempotent: an ended episode answers its verdict
+        again, without asking the host). A host failure ends it invalid."""
+        if self.verdict is not None:
+            return self.verdict
+        if not self.valid or self.slot is None:
+            return self._ended_invalid()
+        try:
+            reward = self.slot.verify(strict=False, timeout=self.wait_timeout)
+        except DrumsError as exc:
+            self._flag(_reason_of(exc))
+            self.error = _describe(exc)
+            return self._ended_invalid()
+        cut = reward.cut.to_dict() if reward.cut is not None else None
+        if not reward.valid:
+            self._flag(reward.reason or "invalid")
+            return self._ended_invalid(cut)
+        self.done = True
+        self.verdict = Verdict(True, float(reward.score), None, cut)
+        return self.verdict
+
+    def _ended_invalid(self, cut: dict[str, Any] | None = None) -> Verdict:
+        self.done = True
+        self.verdict = Verdict(False, None, self.invalid_reason, cut)
+        return self.verdict
 
     def _finish(
         self,
@@ -200,28 +261,20 @@ class EpisodeRunner:
         extra: dict[str, Any],
     ) -> StepOutcome:
         """The episode ends: its reward comes from verify(strict=False)."""
-        assert self.slot is not None
         start = time.perf_counter()
-        try:
-            reward = self.slot.verify(strict=False, timeout=self.wait_timeout)
-        except DrumsError as exc:
-            self._flag(_reason_of(exc))
-            extra["error"] = _describe(exc)
-            return self._end_invalid(
-                _timings(t_action, t_observe, time.perf_counter() - start), extra, obs
-            )
+        self.error = None
+        verdict = self.verify()
         timings = _timings(t_action, t_observe, time.perf_counter() - start)
-        if not reward.valid:
-            self._flag(reward.reason or "invalid")
-            return self._end_invalid(timings, extra, obs)
-        self.done = True
-        score = float(reward.score)
+        if self.error is not None:
+            extra["error"] = self.error
+        if not verdict.valid:
+            return self._end_invalid(timings, {**extra, **verdict.info()}, obs)
         return StepOutcome(
             obs,
-            score,
+            verdict.reward,
             terminated,
             not terminated,
-            self._info(timings=timings, score=score, **extra),
+            self._info(timings=timings, **{**extra, **verdict.info()}),
         )
 
     def _end_invalid(
@@ -231,7 +284,8 @@ class EpisodeRunner:
         obs: np.ndarray | None = None,
     ) -> StepOutcome:
         """End the episode flagged invalid: truncated, with a placeholder reward of 0."""
-        self.done = True
+        if self.verdict is None:
+            self._ended_invalid()
         frame = obs if obs is not None else self._last_frame()
         return StepOutcome(frame, 0.0, False, True, self._info(timings=timings, **(extra or {})))
 

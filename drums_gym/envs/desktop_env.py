@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import math
 import string
-import sys
 import time
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
@@ -14,15 +13,14 @@ import numpy as np
 from gymnasium import spaces
 
 from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
-from ..registration import DEFAULT_MAX_STEPS, DefaultMaxSteps
+from ..registration import DEFAULT_MAX_STEPS
 from ._closing import warn_left_behind
-from ._episode import EpisodeRunner
-from ._time_limit import enclosing_time_limits
+from ._episode import EpisodeRunner, Verdict
 
 if TYPE_CHECKING:
     from .vector import DrumsForkVectorEnv
 
-__all__ = ["DEFAULT_MAX_STEPS", "DefaultMaxSteps", "DrumsDesktopEnv", "action_space"]
+__all__ = ["DEFAULT_MAX_STEPS", "DrumsDesktopEnv", "action_space"]
 
 logger = logging.getLogger("drums_gym.envs")
 
@@ -80,11 +78,12 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     ``reset`` creates the desktop (first call) or starts a new episode on it, and waits until
     the episode's gates pass. ``step`` sends pyautogui code, or a control word, to the host
     (``"DONE"``/``"FAIL"`` end the episode, ``"WAIT"`` waits; a last ``FAIL`` scores as
-    OSWorld does); the reward comes from the task checker when the episode ends, at the one
-    step limit (see ``max_steps``). An episode the host flags invalid ends with
-    ``truncated=True`` and ``info["valid"] = False``: its reward is a placeholder, not a
-    score. ``close`` is bounded by the client's ``close_timeout`` and never raises because
-    the host is gone.
+    OSWorld does); the reward comes from the task checker when the episode ends: at
+    ``DONE``/``FAIL``, at the env's own ``max_steps``, or when a wrapper truncates it
+    (`VerifyOnTruncation` outside it then calls `verify`). An episode the host flags
+    invalid ends with ``truncated=True`` and ``info["valid"] = False``: its reward is a
+    placeholder, not a score. ``close`` is bounded by the client's ``close_timeout`` and
+    never raises because the host is gone.
 
     Args:
         task: task id, full or its first 8 characters (``"e0df059f"``).
@@ -92,11 +91,11 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             ``token`` (``DRUMS_URL``/``DRUMS_TOKEN``, else the embedded local host).
         url, token: where to connect when no client is given.
         ttl: the desktop's lease in seconds.
-        max_steps: steps per episode (default 15, as OSWorld); at the limit the env verifies
-            the episode and truncates it with the checker's score. Gymnasium's own limit
-            (``gym.make(..., max_episode_steps=N)``, or a ``TimeLimit`` wrapped by hand) is
-            the same limit: the env finds it at ``reset`` and verifies at that step (the
-            smaller of the two when both are given).
+        max_steps: the env's own step limit (default 15, as OSWorld); at the limit it
+            verifies the episode and truncates it with the checker's score (the ``Drums/*``
+            ids register it as plain data: ``gym.make(id, max_steps=N)`` sets it). None: no
+            limit of its own, the wrappers around it end its episodes (a ``TimeLimit``, with
+            `VerifyOnTruncation` outside it to score them; see ``docs/step-limit.md``).
         render_mode: ``"rgb_array"`` or None.
         wait_timeout: seconds to wait for an episode's gates.
         wait_s: seconds a ``"WAIT"`` action waits (finite, >= 0).
@@ -139,7 +138,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         url: str | None = None,
         token: str | None = None,
         ttl: float = 900.0,
-        max_steps: int | None = None,
+        max_steps: int | None = DEFAULT_MAX_STEPS,
         render_mode: str | None = None,
         wait_timeout: float = 120.0,
         wait_s: float = 1.0,
@@ -222,7 +221,6 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         self.render_mode = render_mode
         self.ttl = float(ttl)
         self._max_steps = max_steps
-        self._outer_limit: int | None = None  # a Gymnasium TimeLimit around this env
         self._wait_timeout = float(wait_timeout)
         self._wait_s = float(wait_s)
         self._format = (
@@ -240,21 +238,10 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
 
     # ------------------------------------------------------------------ properties
     @property
-    def max_steps(self) -> int:
-        """Steps per episode, verified at the last one.
-
-        Gymnasium's limit when there is one (the smallest ``TimeLimit`` wrapping this env
-        when it was reset, else the spec's ``max_episode_steps``), or the constructor's
-        ``max_steps`` if that is smaller; else ``max_steps``; else 15 (OSWorld's).
-        """
-        spec_limit = self.spec.max_episode_steps if self.spec is not None else None
-        gym_limit = self._outer_limit or spec_limit  # where Gymnasium's TimeLimit cuts
-        own = self._max_steps
-        if gym_limit:
-            if own is not None and not isinstance(own, DefaultMaxSteps):
-                return min(int(own), int(gym_limit))
-            return int(gym_limit)
-        return int(own) if own is not None else DEFAULT_MAX_STEPS
+    def max_steps(self) -> int | None:
+        """The env's own step limit (verified at that step), or None: no limit of its own
+        (the wrappers around it end its episodes, as ``gym.make``'s ``TimeLimit`` does)."""
+        return self._max_steps
 
     @property
     def slot(self) -> Slot | None:
@@ -268,9 +255,6 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         super().reset(seed=seed)
         if self._closed:
             raise RuntimeError("the env is closed")
-        # one step limit: verify where a Gymnasium TimeLimit around us will cut the episode
-        outer = enclosing_time_limits(self, sys._getframe(1))
-        self._outer_limit = min(outer) if outer else None
         variation = self._variation_seed(seed, options)
         new_episode = self._slot is not None
         if self._slot is None:
@@ -296,12 +280,31 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             return int(seed)
         return int(self.np_random.integers(0, 2**63 - 1))
 
-    def episode_runner(self, slot: Slot | None, failed_reason: str | None = None) -> EpisodeRunner:
+    def verify(self) -> Verdict:
+        """Score the current episode with the task's checker and end it (OSWorld's
+        ``evaluate()``): a `Verdict` with ``valid``, ``score`` (or ``invalid_reason``) and
+        ``reward``. Idempotent: an episode that has ended (by ``DONE``/``FAIL``, the limit,
+        or an earlier ``verify``) answers its verdict again without asking the host.
+        `VerifyOnTruncation` calls it when a wrapper truncates the episode.
+
+        Raises ``RuntimeError`` before the first ``reset``.
+        """
+        if self._runner is None:
+            raise RuntimeError("call reset() before verify(): there is no episode to score")
+        return self._runner.verify()
+
+    def episode_runner(
+        self,
+        slot: Slot | None,
+        failed_reason: str | None = None,
+        max_steps: int | None = None,
+    ) -> EpisodeRunner:
         """A runner of ``slot``'s episodes with this env's settings (the fork vector env
-        makes one per child; ``slot`` None is a child that did not come up)."""
+        makes one per child, with the limit ``max_steps`` of its own; ``slot`` None is a
+        child that did not come up)."""
         return EpisodeRunner(
             slot,
-            max_steps=self.max_steps,
+            max_steps=self.max_steps if max_steps is None else max_steps,
             height=self.screen[1],
             width=self.screen[0],
             wait_s=self._wait_s,

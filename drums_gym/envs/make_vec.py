@@ -6,8 +6,7 @@ from typing import Any
 
 from gymnasium.vector import AutoresetMode
 
-from ..registration import DefaultMaxSteps
-from .desktop_env import DrumsDesktopEnv
+from .desktop_env import DEFAULT_MAX_STEPS, DrumsDesktopEnv
 from .vector import DrumsForkVectorEnv
 
 __all__ = ["make_fork_vector"]
@@ -27,15 +26,14 @@ def make_fork_vector(
 
     ``gym.make_vec("Drums/e0df059f", num_envs=8)`` calls this: it creates the parent,
     resets it (waiting for its gates), and forks it; closing the vector env closes both.
-    ``max_episode_steps`` and ``max_steps`` are one step limit (the smaller when both are
-    given), verified at that step, as with ``gym.make``.
+    No TimeLimit wraps a vector env: ``gym.make_vec(..., max_episode_steps=N)`` is the
+    children's own limit, verified at that step (it replaces the id's ``max_steps``);
+    ``max_steps=N`` the same; with neither, the id's (OSWorld's 15).
     """
-    if max_episode_steps is not None:  # gym.make_vec(..., max_episode_steps=N): one limit
-        own = env_kwargs.get("max_steps")
-        explicit = own if isinstance(own, int) and not isinstance(own, DefaultMaxSteps) else None
-        env_kwargs["max_steps"] = (
-            min(explicit, max_episode_steps) if explicit is not None else max_episode_steps
-        )
+    if max_episode_steps is not None:
+        env_kwargs["max_steps"] = max_episode_steps
+    elif env_kwargs.get("max_steps") is None:
+        env_kwargs["max_steps"] = DEFAULT_MAX_STEPS
     parent = DrumsDesktopEnv(task=task, **env_kwargs)
     try:
         parent.reset()

@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..client import DrumsError, Slot
+from ..registration import DEFAULT_MAX_STEPS
 from ._closing import warn_left_behind
 from ._episode import EpisodeRunner, StepOutcome
 from ._forking import Forker, check_quota
@@ -148,9 +149,12 @@ class DrumsForkVectorEnv(VectorEnv):
         """``count`` runners on fresh children; failed children are retried, then flagged."""
         entries = self._forker.fork(count)
         self._unplaced = [e for e in entries if isinstance(e, Slot)]
+        # no TimeLimit wraps a vector env's children: a parent without a limit of its own
+        # (gym.make's) gives them OSWorld's
+        limit = self.parent.max_steps or DEFAULT_MAX_STEPS
         return [
-            self.parent.episode_runner(e) if isinstance(e, Slot)
-            else self.parent.episode_runner(None, e)
+            self.parent.episode_runner(e, max_steps=limit) if isinstance(e, Slot)
+            else self.parent.episode_runner(None, e, max_steps=limit)
             for e in entries
         ]
 

@@ -47,6 +47,8 @@ KNOBS: tuple[Knob, ...] = tuple(
         ("header_timeout_s", "header-timeout", "seconds to send a request's headers"),
         ("body_timeout_s", "body-timeout", "seconds between two chunks of a body (then 408)"),
         ("max_connections", "max-connections", "open connections (then refused)"),
+        ("max_client_connections", "max-client-connections",
+         "open connections from one client address (then refused)"),
         ("max_workspaces", "max-workspaces", "workspaces (oldest empty one forgotten)"),
         ("workspace_idle_s", "workspace-idle", "seconds an empty workspace is kept"),
         ("idempotency_keys", "idempotency-keys", "idempotency records per workspace"),
@@ -57,6 +59,7 @@ KNOBS: tuple[Knob, ...] = tuple(
 _INTS = {
     "live_desktops", "host_desktops", "fork_limit", "saved_states", "action_steps",
     "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
+    "max_client_connections",
     "max_workspaces", "idempotency_keys", "deleted_records",
 }
 
@@ -82,6 +85,7 @@ class HostConfig:
     header_timeout_s: float = 10.0
     body_timeout_s: float = 10.0
     max_connections: int = 512
+    max_client_connections: int = 256  # per client address: one cannot hold them all
     max_workspaces: int = 1024
     workspace_idle_s: float = 600.0
     idempotency_keys: int = 1024

@@ -5,8 +5,10 @@
   many bytes arrived, before any parsing; a body that stops arriving for ``timeout_s``
   answers 408 and the connection closes (a lying ``Content-Length`` is not held open).
 - :func:`guarded_h11`: uvicorn's h11 protocol with a header read timeout (a connection
-  that has not sent a whole request head within ``header_timeout_s`` is closed) and a
-  connection cap (connections beyond ``max_connections`` are closed as they arrive).
+  that has not sent a whole request head within ``header_timeout_s`` is closed) and
+  connection caps, global and per client address (connections beyond ``max_connections``,
+  or beyond ``max_client_connections`` from one address, are closed as they arrive: one
+  client holding sockets open leaves room for the others).
 
 uvicorn's own settings do the rest (``drums_gym.local.server``): ``limit_concurrency``,
 ``timeout_keep_alive`` and ``h11_max_incomplete_event_size`` (the request head's size).
@@ -133,18 +135,33 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-def guarded_h11(header_timeout_s: float, max_connections: int) -> type:
-    """uvicorn's ``H11Protocol`` with a header read timeout and a connection cap."""
+def guarded_h11(
+    header_timeout_s: float, max_connections: int, max_client_connections: int | None = None
+) -> type:
+    """uvicorn's ``H11Protocol`` with a header read timeout and connection caps (global,
+    and per client address when ``max_client_connections`` is given)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    per_client = max_client_connections or max_connections
+    open_by_client: dict[str, int] = {}  # one server's connections (its event loop's)
 
     class GuardedH11Protocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
+        _counted: str | None = None  # the client address this connection is counted for
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            if len(self.connections) > max_connections:
+            peer = transport.get_extra_info("peername")
+            client = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+            if (len(self.connections) > max_connections
+                    or open_by_client.get(client, 0) >= per_client):
                 transport.close()  # shed at once: an open fd per idle client is the attack
+                # and out of the count now (not when the loop gets to connection_lost), so
+                # that a burst of shed connections does not shed a bystander's too
+                self.connections.discard(self)
                 return
+            open_by_client[client] = open_by_client.get(client, 0) + 1
+            self._counted = client
             self._arm()
 
         def _idle(self) -> bool:
@@ -177,6 +194,13 @@ def guarded_h11(header_timeout_s: float, max_connections: int) -> type:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._counted is not None:
+                left = open_by_client[self._counted] - 1
+                if left:
+                    open_by_client[self._counted] = left
+                else:
+                    del open_by_client[self._counted]
+                self._counted = None
             super().connection_lost(exc)
 
     return GuardedH11Protocol

@@ -117,7 +117,8 @@ class LocalHost:
             timeout_keep_alive=KEEP_ALIVE_S,
             limit_concurrency=limits.max_connections,
             h11_max_incomplete_event_size=MAX_HEAD_BYTES,
-            http=guarded_h11(limits.header_timeout_s, limits.max_connections),
+            http=guarded_h11(limits.header_timeout_s, limits.max_connections,
+                             limits.max_client_connections),
         )
         # uvicorn (>= 0.29) installs its signal handlers only on the main thread: not here
         server = uvicorn.Server(config)

@@ -395,8 +395,11 @@ EXIT_SCRIPT = textwrap.dedent("""
 
     seen = {}
 
-    def report():  # registered first: runs last, after the embedded host has stopped
-        print("LEFT " + json.dumps(seen["host"].model.counts()), flush=True)
+    def report():  # registered first: runs last, after every other atexit hook
+        import httpx  # the embedded host (a child process) still serves: ask it
+        usage = httpx.get(seen["host"].url + "/v1/host").json()["usage"]
+        print("LEFT " + json.dumps({"live_desktops": usage["host_desktops"],
+                                    "saved_states": usage["saved_states"]}), flush=True)
 
     atexit.register(report)
 

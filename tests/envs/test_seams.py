@@ -29,7 +29,7 @@ from switch import Switch
 
 import drums_gym  # noqa: F401  (registers Drums/*)
 from drums_gym import client as drums
-from drums_gym.envs import DrumsDesktopEnv, info_at, member_info
+from drums_gym.envs import DrumsDesktopEnv, VerifyOnTruncation, info_at, member_info
 from drums_gym.local.host import HostConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,11 +64,14 @@ def run_solve(env: gym.Env) -> tuple[float, bool, bool, dict]:
 @pytest.mark.parametrize(
     "make",
     [
-        pytest.param(lambda: gym.make(ENV_ID, max_episode_steps=3), id="make-max_episode_steps"),
+        pytest.param(lambda: VerifyOnTruncation(gym.make(ENV_ID, max_episode_steps=3)),
+                     id="make-max_episode_steps"),
         pytest.param(lambda: gym.make(ENV_ID, max_steps=3), id="make-max_steps"),
-        pytest.param(lambda: TimeLimit(DrumsDesktopEnv(TASK), 3), id="TimeLimit-by-hand"),
-        pytest.param(lambda: gym.make(ENV_ID, max_steps=20, max_episode_steps=3),
-                     id="both-the-smaller"),
+        pytest.param(lambda: VerifyOnTruncation(TimeLimit(DrumsDesktopEnv(TASK), 3)),
+                     id="TimeLimit-by-hand"),
+        pytest.param(lambda: VerifyOnTruncation(gym.make(ENV_ID, max_steps=20,
+                                                         max_episode_steps=3)),
+                     id="both-the-first-reached"),
     ],
 )
 def test_a_solve_in_the_last_step_scores_however_the_limit_is_given(at_host, make):
@@ -81,8 +84,8 @@ def test_a_solve_in_the_last_step_scores_however_the_limit_is_given(at_host, mak
     assert info["valid"] and info["score"] == 1.0 and reward == 1.0, "verified at the limit"
 
 
-def test_gymnasiums_limit_is_the_envs_limit_beyond_the_default(at_host):
-    env = gym.make(ENV_ID, max_episode_steps=20)
+def test_the_envs_limit_beyond_the_default(at_host):
+    env = gym.make(ENV_ID, max_steps=20)
     try:
         env.reset(seed=0)
         assert env.unwrapped.max_steps == 20, "not cut to the registered default of 15"
@@ -95,7 +98,10 @@ def test_gymnasiums_limit_is_the_envs_limit_beyond_the_default(at_host):
 
 @pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
 def test_make_vec_scores_a_solve_at_its_limit(at_host, mode):
-    vec = gym.make_vec(ENV_ID, num_envs=2, vectorization_mode=mode, max_episode_steps=3)
+    # sync: each member is gym.make's (a TimeLimit around it): the wrapper scores it
+    wrappers = [VerifyOnTruncation] if mode == "sync" else None
+    vec = gym.make_vec(ENV_ID, num_envs=2, vectorization_mode=mode, max_episode_steps=3,
+                       wrappers=wrappers)
     try:
         vec.reset(seed=0)
         for action in SOLVE:
@@ -377,8 +383,11 @@ EXIT_SCRIPT = textwrap.dedent("""
 
     seen = {}
 
-    def report():  # registered first: runs last, after the host has stopped
-        print("LEFT " + json.dumps(seen["host"].model.counts()), flush=True)
+    def report():  # registered first: runs last, after every other atexit hook
+        import httpx  # the embedded host (a child process) still serves: ask it
+        usage = httpx.get(seen["host"].url + "/v1/host").json()["usage"]
+        print("LEFT " + json.dumps({"live_desktops": usage["host_desktops"],
+                                    "saved_states": usage["saved_states"]}), flush=True)
 
     atexit.register(report)
 

@@ -218,18 +218,11 @@ def test_every_limit_has_a_flag_and_an_env_var():
 
 
 def test_the_embedded_host_reads_its_limits_from_the_env(monkeypatch):
-    from drums_gym.local import embedded
+    from drums_gym.local.embedded import EmbeddedHost
 
     monkeypatch.setenv("DRUMS_LOCAL_FORK_LIMIT", "16")
-    monkeypatch.setattr(embedded, "_host", None)
-    url = embedded.ensure_embedded_host()
-    try:
-        assert httpx.get(url + "/v1/host").json()["limits"]["fork_limit"] == 16
-    finally:
-        server = embedded.embedded_host()
-        if server is not None:
-            server.stop()
-        monkeypatch.setattr(embedded, "_host", None)
+    with EmbeddedHost().start() as host:  # the child inherits this process's environment
+        assert httpx.get(host.url + "/v1/host").json()["limits"]["fork_limit"] == 16
 
 
 def test_a_request_sweeps_only_its_own_workspace(make_host, monkeypatch):

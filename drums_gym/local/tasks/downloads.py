@@ -17,6 +17,7 @@ False
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from functools import partial
 from importlib import resources
@@ -43,11 +44,24 @@ BY_KIND: dict[str, Callable[[str], bytes]] = {
 }
 
 
+#: a script's folder (a task's short id) and its file name: plain names, never a path
+_FOLDER = re.compile(r"[a-z0-9_-][a-z0-9._-]{7}")
+_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
 def script(task_id: str, name: str) -> bytes | None:
-    """The reconstructed script ``name`` of task ``task_id``, if drums-gym has one."""
-    folder = resources.files(__package__) / "data" / "scripts" / task_id[:8].lower()
-    entry = folder.joinpath(name)
-    return entry.read_bytes() if name and "/" not in name and entry.is_file() else None
+    """The reconstructed script ``name`` of task ``task_id``, if drums-gym has one: only
+    a file of the package's ``data/scripts/<id8>/`` (names that are not plain file names,
+    and anything that resolves outside that folder, are none)."""
+    short = task_id[:8].lower()
+    if not _FOLDER.fullmatch(short) or not _NAME.fullmatch(name or ""):
+        return None
+    root = resources.files(__package__) / "data" / "scripts"
+    with resources.as_file(root) as base:
+        entry = (base / short / name).resolve()
+        if entry.parent != (base / short).resolve() or not entry.is_relative_to(base.resolve()):
+            return None
+        return entry.read_bytes() if entry.is_file() else None
 
 
 def _generator(task_id: str, path: str) -> Callable[[], bytes] | None:

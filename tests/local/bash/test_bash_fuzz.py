@@ -87,9 +87,15 @@ def test_any_text_is_parsed_or_refused_with_bash_s_error(text: str) -> None:
     sh = _session()
     try:
         with running(Budget(LIMITS)):
-            sh.submit(text.replace("\n", " "))
+            reply = sh.submit(text.replace("\n", " "))
     except BudgetExceeded:
-        pass
+        assert sh.state.status == 130
+        return
+    assert isinstance(reply.output, str)
+    assert 0 <= sh.state.status <= 255
+    if "syntax error" in reply.output:  # refused as bash refuses it: status 2, its words
+        assert sh.state.status == 2, (text, reply.output)
+        assert "bash: syntax error" in reply.output, (text, reply.output)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

@@ -4,8 +4,10 @@ package whose modules import without a cycle."""
 from __future__ import annotations
 
 import ast
-import importlib
+import json
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,9 +90,46 @@ def test_cycle_check_catches_a_planted_cycle(tmp_path: Path) -> None:
     assert found is not None and "interp" in found and "cmd_core" in found
 
 
+IMPORT_EACH_FIRST = """
+import importlib, json, sys
+package, names = sys.argv[1], sys.argv[2:]
+failed = {}
+for name in names:
+    for loaded in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        del sys.modules[loaded]  # the package afresh: this module is the first one asked for
+    try:
+        importlib.import_module(f"{package}.{name}")
+    except ImportError as exc:
+        failed[name] = str(exc)
+print(json.dumps(failed))
+"""
+
+
+def modules_that_fail_to_import_first(
+    package: str, names: list[str], cwd: Path | None = None
+) -> dict[str, str]:
+    """Each module of ``package`` imported as the first of it (the package reloaded before
+    each), in a fresh interpreter: name -> the ImportError of those that fail."""
+    done = subprocess.run([sys.executable, "-c", IMPORT_EACH_FIRST, package, *names],
+                          capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
 def test_every_bash_module_imports_alone() -> None:
-    for info in pkgutil.iter_modules([str(PKG)]):
-        importlib.import_module(f"{bash_pkg.__name__}.{info.name}")
+    names = [info.name for info in pkgutil.iter_modules([str(PKG)])]
+    assert len(names) > 20
+    assert modules_that_fail_to_import_first(bash_pkg.__name__, names) == {}
+
+
+def test_a_module_that_fails_when_imported_first_is_found(tmp_path: Path) -> None:
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("")
+    (planted / "a.py").write_text("from .b import B\nA = 1\n")
+    (planted / "b.py").write_text("from .a import A\nB = 2\n")
+    failed = modules_that_fail_to_import_first("planted", ["a", "b"], cwd=tmp_path)
+    assert sorted(failed) == ["a", "b"] and "circular import" in failed["a"], failed
 
 
 def test_commands_reach_the_interpreters_registry_not_a_global() -> None:

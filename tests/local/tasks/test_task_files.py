@@ -441,6 +441,8 @@ def test_drums_local_tasks_adds_a_task_gym_make_runs(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import json, gymnasium as gym, drums_gym
         from drums_gym.client import connect
+        assert "Drums/43c2d64c" not in gym.registry, "not read at import"
+        assert drums_gym.register_user_tasks() == ["Drums/43c2d64c"]
         listed = [t.short_id for t in connect().tasks()]
         env = gym.make("Drums/43c2d64c", max_steps=8)
         scores = []
@@ -464,6 +466,11 @@ def test_drums_local_tasks_adds_a_task_gym_make_runs(tmp_path: Path) -> None:
     assert "43c2d64c" in result["listed"] and "e0df059f" in result["listed"]
     assert result["scores"] == [[0.0, True, True], [1.0, True, True]]
     env[ENV_TASKS] = str(tmp_path / "nowhere")
-    bad = subprocess.run([sys.executable, "-c", "import drums_gym"], capture_output=True,
-                         text=True, env=env, timeout=120)
+    fine = subprocess.run([sys.executable, "-c", "import gymnasium, drums_gym"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert fine.returncode == 0, "a bad setting is no error at import"
+    use = "import drums_gym; drums_gym.register_user_tasks()"
+    bad = subprocess.run([sys.executable, "-c", use], capture_output=True, text=True, env=env,
+                         timeout=120)
     assert bad.returncode != 0 and "nowhere: no such task file or folder" in bad.stderr
+    assert "DRUMS_LOCAL_TASKS" in bad.stderr

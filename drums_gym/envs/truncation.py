@@ -1,0 +1,69 @@
+"""`VerifyOnTruncation`: score an episode that a wrapper cut short.
+
+A Drums episode is scored when it ends, whoever ends it. The env ends its own episodes
+(``DONE``/``FAIL``, its own ``max_steps``) and verifies them then; a wrapper that truncates
+from outside (Gymnasium's ``TimeLimit``, your own) ends it where the env cannot see, and
+the env's last step carries no score. This wrapper, outside every such wrapper, verifies
+the episode then (`DrumsDesktopEnv.verify`, idempotent) and puts the checker's score in
+the step's reward and ``info``. Put it outermost, around any stack that truncates:
+``gym.make("Drums/<id>", max_episode_steps=N)`` (a ``TimeLimit``), a ``TimeLimit`` by
+hand, an action-repeat wrapper under one, a proxy env. (The ``Drums/*`` ids cannot
+register it: Gymnasium refuses a spec's ``additional_wrappers`` with a vector entry point,
+so their limit is the env's own ``max_steps``, which needs no wrapper.)
+
+>>> from gymnasium.wrappers import TimeLimit
+>>> from drums_gym.envs import DrumsDesktopEnv, VerifyOnTruncation
+>>> env = VerifyOnTruncation(TimeLimit(DrumsDesktopEnv("e0df059f"), 3))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+
+from ._episode import Verdict
+
+__all__ = ["VerifyOnTruncation"]
+
+
+def _verifier(env: gym.Env[Any, Any]) -> Callable[[], Verdict]:
+    """The ``verify`` of the Drums env inside ``env`` (through wrappers, or a proxy that
+    forwards attributes or ``unwrapped``)."""
+    try:
+        verify = env.get_wrapper_attr("verify")
+    except AttributeError:
+        verify = getattr(env.unwrapped, "verify", None)
+    if not callable(verify):
+        raise ValueError(
+            f"VerifyOnTruncation wraps an env with a verify() method (a DrumsDesktopEnv, or "
+            f"a wrapper or proxy of one), got {env!r}"
+        )
+    return verify  # type: ignore[no-any-return]
+
+
+class VerifyOnTruncation(
+    gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs
+):
+    """On a truncated step that carries no verdict, verify the episode: the reward becomes
+    the checker's score and ``info`` gets ``valid``, ``score`` (or ``invalid_reason``) as
+    on a step where the env ended the episode itself."""
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        self._verify = _verifier(env)
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if truncated and not terminated and not _has_verdict(info):
+            verdict = self._verify()
+            reward = verdict.reward
+            info = {**info, **verdict.info()}
+        return obs, reward, terminated, truncated, info
+
+
+def _has_verdict(info: dict[str, Any]) -> bool:
+    """The step already says how the episode ended: scored, or invalid."""
+    return "score" in info or info.get("valid") is False
