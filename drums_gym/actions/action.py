@@ -24,7 +24,8 @@ name           args
 =============  ===============================================================
 
 ``button`` is ``"left"``, ``"middle"`` or ``"right"``; key names are normalised with
-:func:`drums_gym.actions.keys.normalize_key`.
+:func:`drums_gym.actions.keys.key_name`; a key pyautogui does not press on X11 (``'super'``,
+``'command'``) expands to no events, as it is a no-op there.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from drums_gym.actions.events import (
     Scroll,
     Sleep,
 )
-from drums_gym.actions.keys import normalize_key
+from drums_gym.actions.keys import key_name, presses_key
 
 __all__ = ["ACTION_NAMES", "Action", "ArgValue", "expand", "iter_expand"]
 
@@ -221,8 +222,9 @@ def _hscroll(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
 
 
 def _tap(key: str) -> Iterator[Event]:
-    yield KeyDown(key)
-    yield KeyUp(key)
+    if presses_key(key):
+        yield KeyDown(key)
+        yield KeyUp(key)
 
 
 def _write(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
@@ -232,7 +234,7 @@ def _write(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
     for i, item in enumerate(items):
         if i and interval > 0:
             yield Sleep(interval)
-        yield from _tap(normalize_key(item))
+        yield from _tap(key_name(item))
 
 
 def _press(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
@@ -246,15 +248,17 @@ def _press(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
 
 
 def _key_down(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    yield KeyDown(str(a["key"]))
+    if presses_key(str(a["key"])):
+        yield KeyDown(str(a["key"]))
 
 
 def _key_up(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    yield KeyUp(str(a["key"]))
+    if presses_key(str(a["key"])):
+        yield KeyUp(str(a["key"]))
 
 
 def _hotkey(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    keys = _keys(a["keys"])
+    keys = tuple(key for key in _keys(a["keys"]) if presses_key(key))
     interval = _float(a["interval"])
     sequence: list[Event] = [KeyDown(k) for k in keys]
     sequence += [KeyUp(k) for k in reversed(keys)]

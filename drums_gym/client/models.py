@@ -231,10 +231,16 @@ class SlotInfo:
 
 @dataclass(frozen=True)
 class StepResult:
-    """What an action did: how many calls it `applied`, and the `episode` after it."""
+    """What an action did: how many calls it `applied`, and the `episode` after it.
+
+    `action_error` is what stopped code run as Python (the traceback's last line; earlier
+    calls stay applied, as in OSWorld); `runner` is the path it took (``fast``/``python``).
+    """
 
     applied: int
     episode: Episode
+    action_error: str | None = None
+    runner: str | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
@@ -242,6 +248,8 @@ class StepResult:
         return cls(
             applied=_int(data, W.F_APPLIED, 0) or 0,
             episode=Episode.from_json(data.get(W.F_EPISODE)),
+            action_error=_str(data, W.F_ACTION_ERROR),
+            runner=_str(data, W.F_RUNNER),
         )
 
 

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
-from ..actions import ActionError, expand, parse
+from ..actions import ActionError
 from .budget import BudgetExceeded
 from .desktop import Desktop
 from .desktop.variation import rng_for, vary
 from .errors import HostError, conflict
 from .frames import Frame
+from .pycode import Plan, perform, plan_action
 from .scoring import score_episode
 from .slots import Slot
 
@@ -66,9 +67,10 @@ def setup(host: Host, slot: Slot) -> None:
 
 
 def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
-    """Apply pyautogui code, or record a control word (DONE, FAIL, WAIT)."""
-    word = code.strip()
-    actions = None if word in P.CONTROL_WORDS else _parse(code)
+    """Apply an action: a control word (DONE, FAIL, WAIT), plain pyautogui calls or a
+    computer_13 action (the fast path), or other Python code (run in the sandbox,
+    :mod:`.pycode`); an error of running Python is ``action_error`` data, as in OSWorld."""
+    plan = _plan(code)
     with slot.work(host.config.slot_queue) as desktop:
         episode = slot.episode
         episode.refresh()
@@ -79,25 +81,23 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             )
         pending = episode.status == P.EPISODE_PENDING
         entry: dict[str, Any] = {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time()}
-        cut = None
+        cut = action_error = None
         incidents: list[tuple[str, str]] = []
-        if actions is None:
-            entry[P.F_CONTROL] = episode.last_action = word
+        if plan.control is not None:
+            entry[P.F_CONTROL] = episode.last_action = plan.control
         else:
-            try:
-                events = expand(actions, pointer=desktop.pointer)
-            except ActionError as exc:
-                raise _invalid_action(exc) from None
+            entry[P.F_RUNNER] = plan.runner
             try:
                 with slot.budgeted(host.config.limits()):
                     desktop.advance(ACTION_GAP_S)  # separate requests are never a double-click
-                    desktop.apply(events)
+                    outcome = perform(plan, desktop)
+                    entry[P.F_APPLIED] = outcome.applied
+                    action_error = entry[P.F_ACTION_ERROR] = outcome.action_error
             except BudgetExceeded as exc:
                 if slot.state != P.SLOT_RUNNING:
                     raise slot.deleted_error() from None
                 cut = entry[P.F_CUT] = _cut(exc)
             incidents = desktop.take_incidents()
-            entry[P.F_APPLIED] = len(actions)
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
         with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
@@ -109,12 +109,18 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
-        return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut}
+        return {
+            P.F_APPLIED: entry[P.F_APPLIED],
+            P.F_EPISODE: episode.public(),
+            P.F_CUT: cut,
+            P.F_ACTION_ERROR: action_error,
+            P.F_RUNNER: entry.get(P.F_RUNNER),
+        }
 
 
-def _parse(code: str) -> Any:
+def _plan(code: str) -> Plan:
     try:
-        return parse(code)
+        return plan_action(code)
     except ActionError as exc:
         raise _invalid_action(exc) from None
 
