@@ -14,9 +14,10 @@ are ``"enter"``, ``"\\t"`` is ``"tab"``.
 
 Key names pyautogui does not press are no-ops, as in pyautogui on X11 (the platform of
 OSWorld's Ubuntu): pyautogui looks the name up in its X11 keyboard mapping and does nothing
-when it is absent (``'super'``, ``'cmd'``, ``'é'``) or unmapped on X11 (``'command'``,
+when it is absent (``'super'``, ``'cmd'``, ``'meta'``) or unmapped on X11 (``'command'``,
 ``'option'``, ``'fn'``, ``'volumeup'``, ...). ``'win'``, ``'winleft'`` and ``'winright'`` are
-the Super keys.
+the Super keys. One difference, kept on purpose: a printable character outside pyautogui's
+mapping (``'é'``, ``'日'``) is typed here, where pyautogui on X11 drops it.
 
 >>> key_name("Super"), presses_key("super"), presses_key("win"), presses_key("command")
 ('super', False, True, False)
@@ -129,5 +130,6 @@ def key_name(key: str) -> str:
 
 
 def presses_key(name: str) -> bool:
-    """Whether pyautogui on X11 presses a key for ``name`` (a :func:`key_name`)."""
-    return name in X11_KEYS
+    """Whether a key is pressed for ``name`` (a :func:`key_name`): pyautogui's X11 keys, and
+    any other printable character (see the module's docstring)."""
+    return name in X11_KEYS or (len(name) == 1 and name.isprintable())

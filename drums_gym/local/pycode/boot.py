@@ -43,4 +43,5 @@ def _main():
     writer.write(json.dumps({"end": end, "memory": memory}).encode() + b"\n")
 
 
-_main()
+if __name__ == "__main__":  # run by python -c; importing it does nothing
+    _main()
