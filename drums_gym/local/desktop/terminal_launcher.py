@@ -24,7 +24,8 @@ __all__ = ["TerminalLauncher", "profile_size"]
 def profile_size(fs: FileSystem) -> tuple[int, int]:
     """(columns, rows) a new terminal opens at: the default profile's setting."""
     store = SettingsStore(fs)
-    cols, rows = (store.get(DEFAULT_PROFILE, k) for k in ("default-size-columns", "default-size-rows"))
+    keys = ("default-size-columns", "default-size-rows")
+    cols, rows = (store.get(DEFAULT_PROFILE, k) for k in keys)
     return (cols if isinstance(cols, int) else 80), (rows if isinstance(rows, int) else 24)
 
 
