@@ -234,13 +234,15 @@ class StepResult:
     """What an action did: how many calls it `applied`, and the `episode` after it.
 
     `action_error` is what stopped code run as Python (the traceback's last line; earlier
-    calls stay applied, as in OSWorld); `runner` is the path it took (``fast``/``python``).
+    calls stay applied, as in OSWorld); `runner` is the path it took (``fast``/``python``);
+    `cut` (``{"kind", "detail"}``) says the action's work ran out of its budget.
     """
 
     applied: int
     episode: Episode
     action_error: str | None = None
     runner: str | None = None
+    cut: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
@@ -250,6 +252,7 @@ class StepResult:
             episode=Episode.from_json(data.get(W.F_EPISODE)),
             action_error=_str(data, W.F_ACTION_ERROR),
             runner=_str(data, W.F_RUNNER),
+            cut=data.get(W.F_CUT) if isinstance(data.get(W.F_CUT), dict) else None,
         )
 
 
