@@ -18,7 +18,7 @@ from a11y import center, find
 from conftest import FAST
 
 import drums_gym  # noqa: F401  (registers Drums/*)
-from drums_gym.client import connect
+from drums_gym.client import ActionError, connect
 from drums_gym.local.pycode import available
 from drums_gym.local.pycode.sandbox import _OUTER_UID_BASE
 
@@ -182,3 +182,21 @@ def _until_no_sandbox(timeout_s: float = 10.0) -> None:
     while _sandboxes() and time.monotonic() < deadline:
         threading.Event().wait(0.05)
     assert _sandboxes() == 0
+
+
+def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(local_host, monkeypatch):
+    monkeypatch.setenv("DRUMS_LOCAL_SHELL", "simulated")
+    with connect(url=local_host.url) as client, client.create("e0df059f") as slot:
+        slot.wait_valid()
+        assert slot.step("pyautogui.moveTo(10, 10)").runner == "fast"
+        with pytest.raises(ActionError) as info:
+            slot.step("import pyautogui as pg\npg.moveTo(20, 20)")
+        assert "runs as Python only with the sandbox backend" in info.value.message
+        assert "DRUMS_LOCAL_SHELL" in info.value.message
+        with pytest.raises(ActionError) as info:  # a wrong argument keeps its own message
+            slot.step("pyautogui.click(clicks='x')")
+        assert "sandbox" not in info.value.message
+    monkeypatch.setenv("DRUMS_LOCAL_SHELL", "auto")
+    with connect(url=local_host.url) as client, client.create("e0df059f") as slot:
+        slot.wait_valid()
+        assert slot.step("import pyautogui as pg\npg.moveTo(20, 20)").runner == "python"
