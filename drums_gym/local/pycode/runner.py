@@ -90,6 +90,10 @@ def run_python(desktop: Desktop, code: str, limits: PyLimits | None = None) -> P
             pass_fds=(to_child_r, from_child_w),
             env={},
         )
+    except OSError as exc:
+        os.close(to_child_w)
+        os.close(from_child_r)
+        return PythonRun(error=f"the sandbox could not start: {exc.strerror or exc}")
     finally:
         os.close(to_child_r)
         os.close(from_child_w)
