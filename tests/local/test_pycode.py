@@ -20,7 +20,7 @@ from conftest import FAST
 import drums_gym  # noqa: F401  (registers Drums/*)
 from drums_gym.client import ActionError, connect
 from drums_gym.local.pycode import available
-from drums_gym.local.pycode.sandbox import _OUTER_UID_BASE
+from drums_gym.local.pycode.sandbox import own_uids
 
 pytestmark = pytest.mark.skipif(not available(), reason="needs bubblewrap (the sandbox)")
 
@@ -127,11 +127,13 @@ def test_no_network_no_machine_file_no_writable_path_uid_1000(local_host, env):
 
 
 def _sandboxes() -> int:
+    """Processes of this process's sandboxes (by their outer uids)."""
+    uids = own_uids()
     count = 0
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                if os.stat(f"/proc/{pid}").st_uid >= _OUTER_UID_BASE:
+                if os.stat(f"/proc/{pid}").st_uid in uids:
                     count += 1
             except FileNotFoundError:
                 pass

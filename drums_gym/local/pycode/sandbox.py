@@ -19,7 +19,7 @@ from typing import Any
 
 from .limits import PyLimits
 
-__all__ = ["BWRAP", "PYTHON", "SHELL_VARIABLE", "available", "sandbox_prefix"]
+__all__ = ["BWRAP", "PYTHON", "SHELL_VARIABLE", "available", "own_uids", "sandbox_prefix"]
 
 BWRAP = "/usr/bin/bwrap"
 SETPRIV = "/usr/bin/setpriv"
@@ -31,9 +31,15 @@ _OUTER_UID_BASE = 1 << 30
 _runs = itertools.count()
 
 
+def own_uids() -> range:
+    """The outer uids this process's sandboxes run as (64 per process, by its pid)."""
+    low = _OUTER_UID_BASE + (os.getpid() % (1 << 22)) * 64
+    return range(low, low + 64)
+
+
 def _outer_uid() -> int:
     """A uid no other run of this machine holds now (pid and a per-process counter)."""
-    return _OUTER_UID_BASE + (os.getpid() % (1 << 22)) * 64 + next(_runs) % 64
+    return own_uids()[next(_runs) % 64]
 
 
 def sandbox_prefix(desktop: Any, limits: PyLimits | None = None) -> list[str]:
