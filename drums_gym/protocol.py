@@ -45,6 +45,7 @@ __all__ = [
     "FORMAT_PNG",
     "FORMAT_RAW",
     "F_ACTIONS",
+    "F_ACTION_ERROR",
     "F_API",
     "F_APPLIED",
     "F_CHILDREN",
@@ -95,6 +96,7 @@ __all__ = [
     "F_REASON",
     "F_REQUESTED",
     "F_RETRY_AFTER_MS",
+    "F_RUNNER",
     "F_SAVED_STATE",
     "F_SAVED_STATES",
     "F_SCORE",
@@ -329,6 +331,8 @@ F_CODE = "code"
 F_APPLIED = "applied"
 F_LAST_ACTION = "last_action"
 F_CUT = "cut"  # the action's work ran out of budget: {"kind", "detail"}
+F_ACTION_ERROR = "action_error"  # what stopped Python code (its traceback's last line)
+F_RUNNER = "runner"  # the path an action took: "fast" (plain calls) or "python"
 F_KIND = "kind"
 F_LOG_T = "t"
 

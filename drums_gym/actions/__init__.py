@@ -1,4 +1,4 @@
-"""The action language: pyautogui code strings, parsed with `ast`, never executed.
+"""The action language: pyautogui code strings parsed with `ast`, and computer_13 dicts.
 
 >>> from drums_gym.actions import expand, parse
 >>> expand(parse("pyautogui.click(10, 20)\\npyautogui.write('hi')"), pointer=(0, 0))
@@ -8,7 +8,9 @@ KeyUp(key='h'), KeyDown(key='i'), KeyUp(key='i')]
 'DONE'
 """
 
+from drums_gym.actions import computer13
 from drums_gym.actions.action import ACTION_NAMES, Action, ArgValue, expand, iter_expand
+from drums_gym.actions.calls import call_action
 from drums_gym.actions.control import CONTROL_WORDS, ControlWord, parse_control
 from drums_gym.actions.errors import CONSTRUCTS, ActionError
 from drums_gym.actions.events import (
@@ -22,7 +24,15 @@ from drums_gym.actions.events import (
     Scroll,
     Sleep,
 )
-from drums_gym.actions.keys import KEYBOARD_KEYS, canonical_key, is_valid_key, normalize_key
+from drums_gym.actions.keys import (
+    KEYBOARD_KEYS,
+    X11_KEYS,
+    canonical_key,
+    is_valid_key,
+    key_name,
+    normalize_key,
+    presses_key,
+)
 from drums_gym.actions.limits import (
     MAX_CLICKS,
     MAX_CODE_CHARS,
@@ -48,6 +58,7 @@ __all__ = [
     "MAX_SCROLL",
     "MAX_SECONDS",
     "MAX_STATEMENTS",
+    "X11_KEYS",
     "Action",
     "ActionError",
     "ArgValue",
@@ -61,12 +72,16 @@ __all__ = [
     "MouseUp",
     "Scroll",
     "Sleep",
+    "call_action",
     "canonical_key",
+    "computer13",
     "expand",
     "is_valid_key",
     "iter_expand",
+    "key_name",
     "normalize_key",
     "parse",
     "parse_control",
+    "presses_key",
     "validate",
 ]

@@ -24,8 +24,9 @@ name           args
 =============  ===============================================================
 
 ``button`` is ``"left"``, ``"middle"`` or ``"right"``; key names are normalised with
-:func:`drums_gym.actions.keys.normalize_key`. ``write`` of a string types only what
-pyautogui types on X11 (:data:`X11_TYPED`); other characters are dropped.
+:func:`drums_gym.actions.keys.key_name`; a key pyautogui does not press on X11 (``'super'``,
+``'command'``) expands to no events, as it is a no-op there. ``write`` of a string types
+only what pyautogui types on X11 (:data:`X11_TYPED`); other characters are dropped.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from drums_gym.actions.events import (
     Scroll,
     Sleep,
 )
-from drums_gym.actions.keys import normalize_key
+from drums_gym.actions.keys import key_name, presses_key
 
 __all__ = ["ACTION_NAMES", "Action", "ArgValue", "expand", "iter_expand"]
 
@@ -222,8 +223,9 @@ def _hscroll(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
 
 
 def _tap(key: str) -> Iterator[Event]:
-    yield KeyDown(key)
-    yield KeyUp(key)
+    if presses_key(key):
+        yield KeyDown(key)
+        yield KeyUp(key)
 
 
 #: The characters pyautogui's X11 backend types (its ``keyboardMapping``: printable ASCII,
@@ -241,7 +243,7 @@ def _write(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
             yield Sleep(interval)  # pyautogui sleeps after a dropped character too
         if isinstance(message, str) and item not in X11_TYPED:
             continue
-        yield from _tap(normalize_key(item))
+        yield from _tap(key_name(item))
 
 
 def _press(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
@@ -255,15 +257,17 @@ def _press(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
 
 
 def _key_down(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    yield KeyDown(str(a["key"]))
+    if presses_key(str(a["key"])):
+        yield KeyDown(str(a["key"]))
 
 
 def _key_up(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    yield KeyUp(str(a["key"]))
+    if presses_key(str(a["key"])):
+        yield KeyUp(str(a["key"]))
 
 
 def _hotkey(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
-    keys = _keys(a["keys"])
+    keys = tuple(key for key in _keys(a["keys"]) if presses_key(key))
     interval = _float(a["interval"])
     sequence: list[Event] = [KeyDown(k) for k in keys]
     sequence += [KeyUp(k) for k in reversed(keys)]

@@ -24,6 +24,7 @@ construct         refused
 ``literal``       literals of other types (bytes, complex, ``...``)
 ``expression``    any other expression (dict/set displays, conditional expressions, ...)
 ``argument``      a wrong argument: unknown keyword, too many, wrong type or value, a tween
+``computer_13``   a computer_13 action OSWorld's controller refuses (unknown type, parameters)
 ================  ==========================================================================
 """
 
@@ -50,6 +51,7 @@ CONSTRUCTS: tuple[str, ...] = (
     "literal",
     "expression",
     "argument",
+    "computer_13",
 )
 """Every value ``ActionError.construct`` takes."""
 

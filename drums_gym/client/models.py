@@ -252,11 +252,17 @@ class Cut:
 
 @dataclass(frozen=True)
 class StepResult:
-    """What an action did: how many calls it `applied`, the `episode` after it, and the
-    `cut` when a host limit stopped it part way (the calls before the cut took effect)."""
+    """What an action did: how many calls it `applied`, and the `episode` after it.
+
+    `action_error` is what stopped code run as Python (the traceback's last line; earlier
+    calls stay applied, as in OSWorld); `runner` is the path it took (``fast``/``python``);
+    `cut` says a host limit stopped it part way (the calls before the cut took effect).
+    """
 
     applied: int
     episode: Episode
+    action_error: str | None = None
+    runner: str | None = None
     cut: Cut | None = None
 
     @classmethod
@@ -265,6 +271,8 @@ class StepResult:
         return cls(
             applied=_int(data, W.F_APPLIED, 0) or 0,
             episode=Episode.from_json(data.get(W.F_EPISODE)),
+            action_error=_str(data, W.F_ACTION_ERROR),
+            runner=_str(data, W.F_RUNNER),
             cut=Cut.from_json(data.get(W.F_CUT)),
         )
 

@@ -9,12 +9,14 @@ flagged invalid (``truncated=True``, ``info["valid"] = False``), never as a cras
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..actions import parse_control
+from ..actions import ActionError as CodeError
+from ..actions import computer13, parse_control
 from ..client import DrumsError, Slot
 from ..client.errors import ActionError, Conflict, InvalidRequest
 
@@ -175,14 +177,12 @@ class EpisodeRunner:
         extra: dict[str, Any] = {}
         t_action = t_observe = 0.0
         terminated = False
-        control = parse_control(action) if isinstance(action, str) else None
+        action, refused = _as_text(action)
+        control = (parse_control(action) or computer13.control_of(action)) if action else None
         start = time.perf_counter()
         try:
-            if not isinstance(action, str):
-                extra["action_error"] = (
-                    f"action must be a str of pyautogui code or DONE/FAIL/WAIT, "
-                    f"got {type(action).__name__}"
-                )
+            if refused is not None:
+                extra["action_error"] = refused
             else:
                 # Every action reaches the host, control words too: the host records the
                 # episode's last action and scores FAIL as OSWorld does.
@@ -191,6 +191,8 @@ class EpisodeRunner:
                     result = self.slot.step(action)
                     if result.cut is not None:
                         extra["cut"] = result.cut.to_dict()
+                    if result.action_error is not None:
+                        extra["action_error"] = result.action_error
                     if result.episode.status == "invalid":
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:
@@ -288,6 +290,21 @@ class EpisodeRunner:
             self._ended_invalid()
         frame = obs if obs is not None else self._last_frame()
         return StepOutcome(frame, 0.0, False, True, self._info(timings=timings, **(extra or {})))
+
+
+def _as_text(action: Any) -> tuple[str, str | None]:
+    """The text sent for ``action`` (a computer_13 dict becomes its JSON), or why not."""
+    if isinstance(action, str):
+        return action, None
+    if isinstance(action, Mapping):
+        try:
+            return computer13.dumps(action), None
+        except CodeError as exc:
+            return "", str(exc)
+    return "", (
+        "action must be a str of pyautogui code, DONE/FAIL/WAIT, or a computer_13 dict, "
+        f"got {type(action).__name__}"
+    )
 
 
 def _reason_of(exc: DrumsError) -> str:

@@ -6,6 +6,7 @@ import logging
 import math
 import string
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import gymnasium as gym
@@ -34,7 +35,8 @@ _TASKS_SHOWN = 20
 
 
 def action_space() -> spaces.Text:
-    """The text action space: pyautogui code, or the words DONE, FAIL, WAIT."""
+    """The text action space: pyautogui code, or the words DONE, FAIL, WAIT (``step`` also
+    takes computer_13 dicts; they are not in the space)."""
     return spaces.Text(max_length=MAX_ACTION_LENGTH, min_length=1, charset=ACTION_CHARSET)
 
 
@@ -80,10 +82,14 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
     (``"DONE"``/``"FAIL"`` end the episode, ``"WAIT"`` waits; a last ``FAIL`` scores as
     OSWorld does); the reward comes from the task checker when the episode ends: at
     ``DONE``/``FAIL``, at the env's own ``max_steps``, or when a wrapper truncates it
-    (`VerifyOnTruncation` outside it then calls `verify`). An episode the host flags
-    invalid ends with ``truncated=True`` and ``info["valid"] = False``: its reward is a
-    placeholder, not a score. ``close`` is bounded by the client's ``close_timeout`` and
-    never raises because the host is gone.
+    (`VerifyOnTruncation` outside it then calls `verify`). A computer_13 action (OSWorld's
+    other action space, a dict such as ``{"action_type": "CLICK", "x": 10, "y": 20}``, or
+    its JSON text) is accepted too: the action space stays ``Text``, and a dict is sent as
+    its JSON text. Code beyond plain pyautogui calls (loops, variables, aliases) runs as
+    Python on the host where it has the sandbox; what stops it is ``info["action_error"]``
+    (docs/actions.md). An episode the host flags invalid ends with ``truncated=True`` and
+    ``info["valid"] = False``: its reward is a placeholder, not a score. ``close`` is
+    bounded by the client's ``close_timeout`` and never raises because the host is gone.
 
     Args:
         task: task id, full or its first 8 characters (``"e0df059f"``).
@@ -314,7 +320,9 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             failed_reason=failed_reason,
         )
 
-    def step(self, action: str) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(  # also a computer_13 dict, beside the Text space
+        self, action: str | Mapping[str, Any]
+    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._runner is None:
             raise RuntimeError("call reset() before step()")
         return self._runner.step(action).astuple()

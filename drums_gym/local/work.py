@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
-from ..actions import ActionError, expand, parse
+from ..actions import ActionError
 from .budget import BudgetExceeded
 from .desktop import Desktop
 from .desktop.variation import rng_for, vary
 from .errors import HostError, conflict
 from .frames import Frame
+from .pycode import perform, plan_action
 from .scoring import score_episode
 from .slots import Slot
 
@@ -66,10 +67,12 @@ def setup(host: Host, slot: Slot) -> None:
 
 
 def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
-    """Apply pyautogui code, or record a control word (DONE, FAIL, WAIT)."""
-    word = code.strip()
+    """Apply an action: a control word (DONE, FAIL, WAIT), plain pyautogui calls or a
+    computer_13 action (the fast path), or other Python code (run in the sandbox,
+    :mod:`.pycode`); an error of running Python is ``action_error`` data, as in OSWorld.
+    A refused action (422) is in the episode's log, marked with the reason."""
     try:
-        actions = None if word in P.CONTROL_WORDS else parse(code)
+        plan = plan_action(code)
     except ActionError as exc:
         with slot.work(host.config.slot_queue):
             _log_rejected(slot, code, exc)
@@ -84,26 +87,27 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             )
         pending = episode.status == P.EPISODE_PENDING
         entry: dict[str, Any] = {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time()}
-        cut = None
+        cut = action_error = None
         incidents: list[tuple[str, str]] = []
-        if actions is None:
-            entry[P.F_CONTROL] = episode.last_action = word
+        if plan.control is not None:
+            entry[P.F_CONTROL] = episode.last_action = plan.control
         else:
-            try:
-                events = expand(actions, pointer=desktop.pointer)
-            except ActionError as exc:
-                _log_rejected(slot, code, exc)
-                raise _invalid_action(exc) from None
+            entry[P.F_RUNNER] = plan.runner
             try:
                 with slot.budgeted(host.config.limits()):
                     desktop.advance(ACTION_GAP_S)  # separate requests are never a double-click
-                    desktop.apply(events)
+                    try:
+                        outcome = perform(plan, desktop)
+                    except ActionError as exc:
+                        _log_rejected(slot, code, exc)
+                        raise _invalid_action(exc) from None
+                    entry[P.F_APPLIED] = outcome.applied
+                    action_error = entry[P.F_ACTION_ERROR] = outcome.action_error
             except BudgetExceeded as exc:
                 if slot.state != P.SLOT_RUNNING:
                     raise slot.deleted_error() from None
                 cut = entry[P.F_CUT] = _cut(exc)
             incidents = desktop.take_incidents()
-            entry[P.F_APPLIED] = len(actions)
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
         with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
@@ -115,7 +119,13 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
-        return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut}
+        return {
+            P.F_APPLIED: entry[P.F_APPLIED],
+            P.F_EPISODE: episode.public(),
+            P.F_CUT: cut,
+            P.F_ACTION_ERROR: action_error,
+            P.F_RUNNER: entry.get(P.F_RUNNER),
+        }
 
 
 def _log_rejected(slot: Slot, code: str, exc: ActionError) -> None:
@@ -124,7 +134,6 @@ def _log_rejected(slot: Slot, code: str, exc: ActionError) -> None:
     slot.episode.log.append(
         {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time(), P.F_ERROR: str(exc)}
     )
-
 
 def action_log(host: Host, slot: Slot) -> dict[str, Any]:
     with slot.work(host.config.slot_queue):

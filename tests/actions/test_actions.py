@@ -355,7 +355,6 @@ REFUSALS: list[tuple[str, str, str, int | None]] = [
         "syntax error at line 1, column 19: code contains a NUL",
         1,
     ),
-    ("pyautogui.write('a\\x00')", "argument", "contains '\\x00', which cannot be typed", 1),
     ("pyautogui.click(1,\n  2,\n  button=os)", "name", "line 3: name 'os'", 3),
 ]
 
@@ -393,22 +392,11 @@ ARGUMENT_ERRORS: list[tuple[str, str]] = [
     ("pyautogui.click(clicks=-1)", "argument 'clicks' must be an int"),
     ("pyautogui.click(interval=-1)", "argument 'interval' must be a number of seconds"),
     ("pyautogui.press('a', presses=101)", "argument 'presses' must be an int from 0 to 100"),
-    (
-        "pyautogui.press('nosuchkey')",
-        "pyautogui.press(): argument 'keys': unknown key name 'nosuchkey'",
-    ),
-    ("pyautogui.press(['ctrl', 'nope'])", "unknown key name 'nope'"),
     ("pyautogui.press(1)", "argument 'keys' must be a key name or a list of key names"),
-    ("pyautogui.keyDown('')", "unknown key name ''"),
     ("pyautogui.keyUp(None)", "argument 'key' must be a key name"),
-    (
-        "pyautogui.hotkey('ctrl', 'f25')",
-        "pyautogui.hotkey(): argument 'keys': unknown key name 'f25'",
-    ),
     ("pyautogui.hotkey(['ctrl', 'c'], 'v')", "not both"),
     ("pyautogui.hotkey('ctrl', 'c', foo=1)", "unexpected keyword argument 'foo'"),
     ("pyautogui.write(123)", "argument 'message' must be a string or a list of key names"),
-    ("pyautogui.write(['a', 'nope'])", "unknown key name 'nope'"),
     ("pyautogui.write()", "pyautogui.write() is missing the required argument 'message'"),
     ("pyautogui.scroll()", "missing the required argument 'clicks'"),
     ("pyautogui.scroll('up')", "argument 'clicks' must be a number"),

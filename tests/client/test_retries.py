@@ -161,7 +161,7 @@ def test_quota_and_other_4xx_are_never_retried(make_host):
             (lambda: client.create(task="e0df059f"), drums.QuotaExceeded, "POST", "/v1/slots"),
             (lambda: slot.fork(1), drums.QuotaExceeded, "POST", "/branch"),
             (lambda: client.task("nope0000"), drums.NotFound, "GET", "/nope0000"),
-            (lambda: slot.step("import os"), drums.ActionError, "POST", "/actions"),
+            (lambda: slot.step("pyautogui.click("), drums.ActionError, "POST", "/actions"),
             (lambda: slot.fork(99), drums.InvalidRequest, "POST", "/branch"),
         ]
         for call, error, method, path in calls:

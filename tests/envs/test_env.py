@@ -64,14 +64,14 @@ def test_bad_actions_are_data_and_the_episode_goes_on(env, tmp_path):
     env.reset(seed=0)
     canary = tmp_path / "canary"
     for action in (
-        f"import os\nos.system('touch {canary}')",
+        f"import os\nos.system('touch {canary}')\nopen({str(canary)!r}, 'w')",
         "pyautogui.click(",
         42,
-        "pyautogui.press('no-such-key')",
+        "pyautogui.click(clicks='no')",
     ):
         _, reward, terminated, truncated, info = env.step(action)
         assert info["action_error"] and not (terminated or truncated) and reward == 0.0
-    assert not canary.exists()
+    assert not canary.exists()  # Python runs in the sandbox, where the host's files are not
 
 
 def test_max_steps_truncates_and_verifies(client):

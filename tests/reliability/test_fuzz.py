@@ -118,15 +118,16 @@ FUZZ = settings(
 )
 
 
-def test_hostile_code_is_refused_and_never_runs(env, tmp_path):
+def test_hostile_code_never_touches_the_host(env, tmp_path):
+    """Code beyond plain calls runs as Python in the sandbox, where the host's files are not
+    there (or is refused where there is no sandbox): the canary is never made."""
     canary = tmp_path / "canary"
     for template in HOSTILE:
         code = template.format(canary=str(canary))
-        info = step_safely(env, code)
-        assert info.get("action_error"), f"not refused: {code!r}"
-        assert not canary.exists(), f"executed: {code!r}"
+        step_safely(env, code)
+        assert not canary.exists(), f"executed on the host: {code!r}"
     log = env.client.slot(env.slot.id)._http.json("GET", f"/v1/slots/{env.slot.id}/actions")
-    assert log["actions"] == [], "nothing of a refused action is applied"
+    assert {entry.get("runner") for entry in log["actions"]} <= {"fast", "python"}
 
 
 @st.composite

@@ -384,6 +384,26 @@ def _parse_one(t: _Text, type_: str) -> Value:
 
 # -- the store ----------------------------------------------------------------------------
 
+RELOCATABLE = frozenset({"org.gnome.Terminal.Legacy.Profile"})
+"""Schemas that live at a path given with them (``SCHEMA:/PATH/``), one copy per path."""
+
+DEFAULT_PROFILE = (
+    "org.gnome.Terminal.Legacy.Profile:"
+    "/org/gnome/terminal/legacy/profiles:/:b1dcc9dd-5262-4d8d-a863-c897e6d979b9/"
+)
+"""gnome-terminal's default profile (its built-in id): the one a new Terminal opens with."""
+
+
+def _entry(schema: str) -> str:
+    """Where ``schema``'s values are kept: its name, or for a relocatable schema its path
+    (``org.gnome.terminal.legacy.profiles:.:b1dc...``, as dconf's keyfile names it), so a
+    made-up profile path is a profile of its own and not the default one."""
+    name, sep, path = schema.partition(":")
+    if sep and name in RELOCATABLE:
+        return path.strip("/").replace("/", ".")
+    return name
+
+
 def _dir_of(schema: str) -> str:
     return schema.replace(".", "/")
 
@@ -402,9 +422,14 @@ class SettingsStore:
     @staticmethod
     def schema(schema: str) -> Mapping[str, Key]:
         """The keys of ``schema`` (`SettingsError` naming it when there is none)."""
-        keys = SCHEMAS.get(schema.split(":", 1)[0])
+        name, sep, path = schema.partition(":")
+        keys = SCHEMAS.get(name)
         if keys is None:
             raise SettingsError(f"No such schema “{schema}”")
+        if sep and name in RELOCATABLE and not (
+            path.startswith("/") and path.endswith("/") and "//" not in path
+        ):
+            raise SettingsError("Path must begin and end with a slash (/)")
         return keys
 
     def key(self, schema: str, key: str) -> Key:
@@ -447,7 +472,7 @@ class SettingsStore:
     def get(self, schema: str, key: str) -> Value:
         """The value of ``key`` (the user's, else the schema default)."""
         k = self.key(schema, key)
-        text = self._load().get((schema.split(":", 1)[0], key))
+        text = self._load().get((_entry(schema), key))
         if text is not None:
             try:
                 return parse_value(k.type, text)
@@ -461,7 +486,7 @@ class SettingsStore:
 
     def is_default(self, schema: str, key: str) -> bool:
         self.key(schema, key)
-        return (schema.split(":", 1)[0], key) not in self._load()
+        return (_entry(schema), key) not in self._load()
 
     def set_text(self, schema: str, key: str, text: str) -> None:
         """``gsettings set SCHEMA KEY VALUE``: parse, check the range, store."""
@@ -483,20 +508,20 @@ class SettingsStore:
                 k.lo <= value <= (k.hi if k.hi is not None else value)):
             raise SettingsError("The provided value is outside of the valid range")
         db = self._load()
-        db[(schema.split(":", 1)[0], key)] = format_value(k.type, value)
+        db[(_entry(schema), key)] = format_value(k.type, value)
         self._save(db)
 
     def reset(self, schema: str, key: str) -> None:
         """``gsettings reset``: back to the schema default."""
         self.key(schema, key)
         db = self._load()
-        db.pop((schema.split(":", 1)[0], key), None)
+        db.pop((_entry(schema), key), None)
         self._save(db)
 
     def reset_schema(self, schema: str) -> None:
         keys = self.schema(schema)
         db = {k: v for k, v in self._load().items()
-              if not (k[0] == schema.split(":", 1)[0] and k[1] in keys)}
+              if not (k[0] == _entry(schema) and k[1] in keys)}
         self._save(db)
 
     def range_text(self, schema: str, key: str) -> str:
@@ -517,8 +542,8 @@ class SettingsStore:
         head, _, key = path.rpartition("/")
         schema = head.strip("/").replace("/", ".")
         if schema.startswith("org.gnome.terminal.legacy.profiles:"):
-            schema = "org.gnome.Terminal.Legacy.Profile"
-        if schema not in SCHEMAS or key not in SCHEMAS[schema]:
+            schema = f"org.gnome.Terminal.Legacy.Profile:{head}/"
+        if schema.split(":", 1)[0] not in SCHEMAS or key not in self.schema(schema):
             raise SettingsError(f"no key at '{path}'")
         return schema, key
 

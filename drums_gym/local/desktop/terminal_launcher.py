@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .fs import HOME, FileSystem
 from .keys import normalize_key
-from .settings_store import SettingsStore
+from .settings_store import DEFAULT_PROFILE, SettingsStore
 from .terminal import TerminalWindow
 
 if TYPE_CHECKING:
@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 __all__ = ["TerminalLauncher", "profile_size"]
 
-_PROFILE = "org.gnome.Terminal.Legacy.Profile"
 
 
 def profile_size(fs: FileSystem) -> tuple[int, int]:
     """(columns, rows) a new terminal opens at: the default profile's setting."""
     store = SettingsStore(fs)
-    cols, rows = (store.get(_PROFILE, k) for k in ("default-size-columns", "default-size-rows"))
+    keys = ("default-size-columns", "default-size-rows")
+    cols, rows = (store.get(DEFAULT_PROFILE, k) for k in keys)
     return (cols if isinstance(cols, int) else 80), (rows if isinstance(rows, int) else 24)
 
 

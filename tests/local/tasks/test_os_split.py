@@ -51,6 +51,7 @@ SPLIT = {
 HAS_SCORING = importlib.util.find_spec("drums_gym.local.scoring") is not None
 P = ("org.gnome.Terminal.Legacy.Profile:/org/gnome/terminal/legacy/profiles:/"
      ":b1dcc9dd-5262-4d8d-a863-c897e6d979b9/")
+MADE_UP = "org.gnome.Terminal.Legacy.Profile:/org/gnome/terminal/legacy/profiles:/:my-profile/"
 
 
 def test_the_24_tasks_of_the_split_are_bundled_and_load() -> None:
@@ -168,7 +169,13 @@ WRONG: dict[str, list[list[Step]]] = {
     "13584542": [typed(f"gsettings set {P} default-size-columns 132"),
                  typed("stty cols 132 rows 43"),
                  typed(f"gsettings set {P} default-size-columns 43 && "
-                       f"gsettings set {P} default-size-rows 132")],
+                       f"gsettings set {P} default-size-rows 132"),
+                 # the right keys on a made-up profile: not the one a new terminal opens with
+                 typed(f"gsettings set {MADE_UP} default-size-columns 132 && "
+                       f"gsettings set {MADE_UP} default-size-rows 43"),
+                 typed("dconf write /org/gnome/terminal/legacy/profiles:/:0000/"
+                       "default-size-columns 132 && dconf write "
+                       "/org/gnome/terminal/legacy/profiles:/:0000/default-size-rows 43")],
     "5812b315": [[*sudo("useradd -m -s /bin/bash charles"),
                   *typed("echo 'charles:Ex@mpleP@55w0rd!' | sudo chpasswd")],
                  [*sudo("useradd -m -d /home/test1 charles"),
@@ -223,3 +230,15 @@ def test_sudo_asks_for_the_password_the_solvers_type() -> None:
     text = desk.active_window().text()
     assert "[sudo] password for user:" in text  # and the password typed is not shown
     assert PASSWORD not in text.replace("[sudo] password for user:", "")
+
+
+def test_13584542_the_default_profile_by_dconf_path_scores_one() -> None:
+    """dconf's path of the default profile is the same setting as gsettings' (the control of
+    the made-up-profile wrong solutions above)."""
+    task = get_task("13584542")
+    desk = task.create_desktop(seed=1)
+    d = "/org/gnome/terminal/legacy/profiles:/:b1dcc9dd-5262-4d8d-a863-c897e6d979b9/"
+    plan = typed(f"dconf write {d}default-size-columns 132 && "
+                 f"dconf write {d}default-size-rows 43")
+    assert solve(desk, Plan(plan)) == "DONE"
+    assert task.check(desk) == 1.0

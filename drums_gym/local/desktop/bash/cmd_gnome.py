@@ -10,7 +10,7 @@ change is lost with dconf's warning, as on Ubuntu.
 from __future__ import annotations
 
 from ...budget import charge
-from ..settings_store import ROOT_WARNING, SCHEMAS, SettingsError, SettingsStore
+from ..settings_store import RELOCATABLE, ROOT_WARNING, SCHEMAS, SettingsError, SettingsStore
 from .context import Ctx
 from .opts import BadOption, parse_opts
 from .registry import command
@@ -45,8 +45,6 @@ _ARITY = {"get": 2, "set": 3, "reset": 2, "range": 2, "writable": 2, "describe":
           "list-keys": 1, "list-children": 1, "list-recursively": (0, 1),
           "reset-recursively": 1, "list-schemas": 0, "list-relocatable-schemas": 0}
 
-
-_RELOCATABLE = frozenset({"org.gnome.Terminal.Legacy.Profile"})
 
 
 @command("gsettings")
@@ -83,13 +81,13 @@ def _run(ctx: Ctx, store: SettingsStore, name: str, rest: list[str]) -> int:
         ctx.out("org.gnome.Terminal.Legacy.Profile\n")
         return 0
     if name == "list-recursively":
-        for schema in rest or [s for s in SCHEMAS if s not in _RELOCATABLE]:
+        for schema in rest or [s for s in SCHEMAS if s not in RELOCATABLE]:
             for key in store.schema(schema):
                 charge()
                 ctx.out(f"{schema} {key} {store.get_text(schema, key)}\n")
         return 0
     schema = rest[0]
-    if schema in _RELOCATABLE:
+    if schema in RELOCATABLE:
         raise SettingsError(f"Schema “{schema}” is relocatable (path must be specified)")
     if name == "list-keys":
         ctx.out("".join(f"{k}\n" for k in store.schema(schema)))
