@@ -1,11 +1,13 @@
-"""The one place task files reach the simulated shell: `run_command` (and `missing_commands`,
-which tells on load whether a task file's command lines need commands the shell lacks).
+"""The one place task files reach the desktop's shell: `run_command` (and `missing_commands`,
+which tells on load whether a task file's command lines need commands the simulated shell
+lacks: a task file must run on both backends).
 
 OSWorld runs a config's ``execute`` command and the ``vm_command_line`` getter's command in
 the VM, non-interactively, in the home folder, and keeps stdout, stderr and the exit status.
-Here the command runs in a fresh non-interactive session of the desktop's simulated bash
-(`drums_gym.local.desktop.bash`) over the desktop's filesystem: nothing runs on the real
-machine. ``sudo`` needs no password there, as with ``echo password | sudo -S``.
+Here the command runs as the user in the home folder of the desktop's backend: the real bash
+in its sandbox (`drums_gym.local.sandbox`, the sandbox backend), or a fresh non-interactive
+session of the simulated bash (`drums_gym.local.desktop.bash`) over the desktop's simulated
+filesystem, where ``sudo`` needs no password, as with ``echo password | sudo -S``.
 
 >>> from drums_gym.local.desktop import Desktop
 >>> d = Desktop()
@@ -47,6 +49,12 @@ def run_command(desktop: Desktop, command: str) -> Result:
     Failing commands are data (a status and stderr), never an exception; only the work
     budget (`drums_gym.local.budget.BudgetExceeded`) propagates: the unit of work (a setup
     step, a getter) stops there and the host reports it as cut."""
+    if desktop.sandbox is not None:
+        done = desktop.sandbox.run(command)
+        touched = getattr(desktop.fs, "touched", None)
+        if touched is not None:
+            touched()  # the program may have changed the tree
+        return Result(done.stdout, done.stderr, done.status)
     state = ShellState(desktop.fs)
     out: list[str] = []
     err: list[str] = []

@@ -1,0 +1,312 @@
+"""`Sandbox`: one desktop's bubblewrap sandbox, started lazily, closed by `close`.
+
+The sandbox runs one long-lived root broker (``inside/broker.py``, by the machine's python3)
+with a reduced capability set; the host asks it over a SOCK_SEQPACKET socket to start
+programs (as the user, uid 1000, unless said otherwise) with the host's file descriptors
+as their stdio: pipes for `run`, a pty's slave for a terminal (`spawn`). It belongs to one
+desktop and assumes nothing of the process it lives in: `close` (or the garbage collector,
+or the owner process's death: bwrap's ``--die-with-parent``) ends every program in it.
+
+>>> from drums_gym.local.sandbox import Sandbox, available
+>>> from drums_gym.local.sandbox.tree import new_tree, remove_tree
+>>> if available():
+...     tree = new_tree()
+...     box = Sandbox(tree)
+...     print(box.run("id -un; hostname; echo $HOME").stdout, end="")
+...     box.close(); remove_tree(tree)
+... else:
+...     print("user\\nubuntu\\n/home/user")
+user
+ubuntu
+/home/user
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import json
+import os
+import selectors
+import socket
+import subprocess
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..budget import BudgetExceeded, charge_bytes, current
+from .bwrap import CAPS, ENV, bwrap_argv, command_prefix, join_cgroup
+from .limits import Cgroup, SandboxLimits
+
+__all__ = ["Process", "Result", "Sandbox", "SandboxError"]
+
+HOME = "/home/user"
+START_TIMEOUT_S = 10.0
+RUN_TIMEOUT_S = 60.0  # a command run outside any work budget
+_POLL_S = 0.02
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not start (bwrap's own message is in the text)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command line produced: its standard output and error, and its exit status."""
+
+    stdout: str
+    stderr: str
+    status: int
+
+
+class Process:
+    """A program started in the sandbox: ``pid`` (in the sandbox's PID namespace), its
+    exit ``status`` once known; `kill` (closing the channel) stops its process group."""
+
+    def __init__(self, conn: socket.socket, pid: int) -> None:
+        self.conn, self.pid = conn, pid
+        self.status: int | None = None
+
+    def poll(self, timeout: float = 0.0) -> int | None:
+        """The exit status if the program ended (waiting up to ``timeout`` seconds)."""
+        if self.status is not None or self.conn.fileno() < 0:
+            return self.status
+        self.conn.settimeout(timeout if timeout > 0 else 0.0)
+        try:
+            data = self.conn.recv(4096)
+        except (BlockingIOError, TimeoutError):
+            return None
+        except OSError:
+            data = b""
+        self.status = json.loads(data).get("status", 1) if data else -1
+        return self.status
+
+    def kill(self) -> None:
+        """Stop the program and its process group (the broker sees the channel close)."""
+        with contextlib.suppress(OSError):
+            self.conn.close()
+
+
+def _stop(proc: subprocess.Popen[bytes] | None, control: socket.socket | None,
+          cgroup: Cgroup | None) -> None:
+    """End a sandbox: close the broker's socket, kill bwrap, empty the cgroup."""
+    if control is not None:
+        with contextlib.suppress(OSError):
+            control.close()
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(2.0)
+    if cgroup is not None:
+        cgroup.remove()
+
+
+class Sandbox:
+    """The sandbox of the desktop whose tree is ``tree`` (see `tree.new_tree`)."""
+
+    def __init__(self, tree: str, limits: SandboxLimits | None = None) -> None:
+        self.tree = tree
+        self.limits = limits if limits is not None else SandboxLimits()
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._cgroup: Cgroup | None = None
+        self._finalizer: weakref.finalize | None = None
+        self._closed = False
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Sandbox:
+        """A fork's sandbox: not started, same limits; its owner points it at the copied
+        tree (`Desktop.__deepcopy__`)."""
+        new = Sandbox(self.tree, self.limits)
+        memo[id(self)] = new
+        return new
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("running" if self.running else "not started")
+        return f"<Sandbox {self.tree} {state}>"
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def cgroup(self) -> Cgroup | None:
+        """The desktop's cgroup (None before the start, or where the machine has none)."""
+        return self._cgroup
+
+    # -- life --------------------------------------------------------------
+    def start(self) -> None:
+        """Start bwrap and the broker (done by the first `spawn`; idempotent)."""
+        with self._lock:
+            if self._closed:
+                raise SandboxError("the sandbox was closed")
+            if self.running:
+                return
+            _stop(self._proc, self._control, None)
+            if self._cgroup is None:
+                self._cgroup = Cgroup.create(uuid.uuid4().hex[:12], self.limits)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            spec = json.dumps({"rlimits": self.limits.rlimits(self._cgroup is not None),
+                               "control_fd": theirs.fileno()})
+            inner = ["/usr/bin/python3", "-I", "-S", "/run/drums/broker.py", spec]
+            argv = bwrap_argv(self.tree, inner, caps=CAPS)
+            argv = join_cgroup(self._cgroup.procs if self._cgroup else (), argv)
+            # bwrap hands inherited fds down to the broker, which is told the number
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(theirs.fileno(),), start_new_session=True)
+            theirs.close()
+            assert proc.stdout is not None
+            ready = _read_line(proc.stdout, START_TIMEOUT_S)
+            if ready != b"ready\n":
+                err = b""
+                proc.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    _, err = proc.communicate(timeout=2.0)
+                ours.close()
+                raise SandboxError("bwrap did not start the sandbox: "
+                                   + (err.decode(errors="replace").strip() or "no output"))
+            self._proc, self._control = proc, ours
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, _stop, proc, ours, self._cgroup)
+
+    def close(self) -> None:
+        """Stop every program of the sandbox and remove its cgroup (idempotent)."""
+        with self._lock:
+            self._closed = True
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
+            _stop(self._proc, self._control, self._cgroup)
+            self._proc = self._control = self._cgroup = None
+
+    def command_prefix(self, uid: int = 1000) -> list[str]:
+        """bwrap argv prefix running a program in this desktop's sandbox (its files and
+        limits, a PID namespace of its own) as ``uid``: for Python run by the desktop."""
+        self.start()
+        return command_prefix(self.tree, self._cgroup.procs if self._cgroup else (), uid)
+
+    # -- programs ----------------------------------------------------------
+    def spawn(self, argv: Sequence[str], stdio: tuple[int, int, int], *, uid: int = 1000,
+              cwd: str = HOME, env: Mapping[str, str] | None = None,
+              tty: bool = False) -> Process:
+        """Start ``argv`` in the sandbox with ``stdio`` (host fds, duplicated to it) as its
+        fds 0, 1, 2, in a new session (``tty``: fd 0 becomes its controlling terminal)."""
+        self.start()
+        mine, broker = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        req = {"argv": list(argv), "env": dict(ENV if env is None else env), "cwd": cwd,
+               "uid": uid, "tty": tty}
+        fds = array.array("i", [broker.fileno(), *stdio])
+        control = self._control
+        if control is None:
+            raise SandboxError("the sandbox is not running")
+        try:
+            control.sendmsg([json.dumps(req).encode()],
+                            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        except OSError as exc:
+            mine.close()
+            raise SandboxError(f"the sandbox's broker is gone: {exc}") from None
+        finally:
+            broker.close()
+        mine.settimeout(START_TIMEOUT_S)
+        try:
+            data = mine.recv(4096)
+        except TimeoutError:
+            data = b""
+        if not data:
+            mine.close()
+            raise SandboxError(f"the broker did not start {argv[0]!r}")
+        return Process(mine, int(json.loads(data)["pid"]))
+
+    def run(self, command: str, cwd: str = HOME, uid: int = 1000, stdin: bytes = b"",
+            env: Mapping[str, str] | None = None) -> Result:
+        """Run one bash command line non-interactively; failing commands are data.
+
+        Output and time are charged to the work budget in force (or bounded by
+        `RUN_TIMEOUT_S` outside one); when it runs out the command's process group is
+        killed and `BudgetExceeded` propagates."""
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            proc = self.spawn(["/bin/bash", "-c", command], (in_r, out_w, err_w), uid=uid,
+                              cwd=cwd, env=env)
+        finally:
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
+        try:
+            with contextlib.suppress(BrokenPipeError):
+                if stdin:
+                    os.write(in_w, stdin[:65536])
+            os.close(in_w)
+            in_w = -1
+            out, err = self._collect(proc, out_r, err_r)
+        finally:
+            proc.kill()
+            for fd in (in_w, out_r, err_r):
+                if fd >= 0:
+                    os.close(fd)
+        status = proc.status if proc.status is not None and proc.status >= 0 else 1
+        return Result(out.decode(errors="replace"), err.decode(errors="replace"), status)
+
+    def _collect(self, proc: Process, out_r: int, err_r: int) -> tuple[bytes, bytes]:
+        bufs: dict[int, bytearray] = {out_r: bytearray(), err_r: bytearray()}
+        sel = selectors.DefaultSelector()
+        for fd in bufs:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        sel.register(proc.conn, selectors.EVENT_READ)
+        budget = current()
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        open_fds = set(bufs)
+        try:
+            while open_fds or proc.status is None:
+                if budget is not None:
+                    budget.check()
+                elif time.monotonic() > deadline:
+                    raise BudgetExceeded("time", f"more than {RUN_TIMEOUT_S:g} s of work")
+                events = sel.select(_POLL_S)
+                for key, _ in events:
+                    if key.fileobj is proc.conn:
+                        sel.unregister(proc.conn)
+                        proc.poll()
+                        continue
+                    fd = int(key.fd)
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        sel.unregister(fd)
+                        open_fds.discard(fd)
+                        continue
+                    charge_bytes(len(chunk))
+                    bufs[fd] += chunk
+                if proc.status is not None and open_fds and not events:
+                    break  # exited; what is left open belongs to a background program
+        finally:
+            sel.close()
+        return bytes(bufs[out_r]), bytes(bufs[err_r])
+
+
+def _read_line(stream: object, timeout: float) -> bytes:
+    """One line from a pipe, or b"" after ``timeout`` seconds."""
+    fd = stream.fileno()  # type: ignore[attr-defined]
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    out = b""
+    end = time.monotonic() + timeout
+    try:
+        while not out.endswith(b"\n"):
+            left = end - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                return out
+            chunk = os.read(fd, 1)
+            if not chunk:
+                return out
+            out += chunk
+    finally:
+        sel.close()
+    return out
