@@ -30,6 +30,7 @@ from .dock import Dock
 from .drag import DragAndDrop
 from .files_window import TRASH_URI, FolderWindow
 from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
+from .host_commands import HostCommands
 from .icon_actions import IconActions
 from .icons import IconGrid
 from .keyboard import Keyboard
@@ -103,7 +104,7 @@ class Desktop:
         self.sandbox: Sandbox | None = None
         if shell == "sandbox":
             self.fs = TreeFileSystem(new_tree(), self._clock)
-            self.sandbox = Sandbox(self.fs.root)
+            self.sandbox = Sandbox(self.fs.root, commands=HostCommands(self.fs))
         else:
             self.fs = FileSystem(self._clock)
         self.pointer: tuple[int, int] = (width // 2, height // 2)

@@ -31,7 +31,7 @@ from .fs import HOME, FileSystem, SimClock, StatResult
 
 __all__ = ["TreeFileSystem"]
 
-_ROOTS = ("home", "etc", "tmp", "root", "var")
+_ROOTS = ("home", "etc", "tmp", "root", "var", "snap")
 _SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _MAX_LINKS = 40
 _UID = {"root": 0, "user": 1000}

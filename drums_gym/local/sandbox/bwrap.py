@@ -26,7 +26,7 @@ SHIMS = os.path.join(_INSIDE, "bin")
 #: what the root broker keeps (bwrap drops every other capability)
 CAPS: tuple[str, ...] = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
                          "CAP_FSETID", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin"
 #: the environment of the user's programs (a terminal adds TERM)
 ENV: dict[str, str] = {"PATH": PATH, "HOME": "/home/user", "USER": "user", "LOGNAME": "user",
                        "SHELL": "/bin/bash", "LANG": "C.UTF-8"}
@@ -61,9 +61,11 @@ def join_cgroup(procs: Sequence[str], argv: Sequence[str]) -> list[str]:
 
 
 def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
-               env: dict[str, str] | None = None, hostname: str = "ubuntu") -> list[str]:
+               env: dict[str, str] | None = None, hostname: str = "ubuntu",
+               host_sock: str | None = None) -> list[str]:
     """bwrap running ``inner`` in the sandbox over ``tree`` (as root with ``caps`` kept; no
-    capability at all when ``caps`` is empty)."""
+    capability at all when ``caps`` is empty); ``host_sock``, the owner process's door for
+    the desktop's own commands, is bound at /run/drums/host.sock."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap (package bubblewrap) is not installed")
@@ -76,6 +78,7 @@ def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
              "--proc", "/proc", "--dev", "/dev",
              "--perms", "0755", "--tmpfs", "/run", "--dir", "/run/drums",
              "--ro-bind", BROKER, "/run/drums/broker.py",
+             *(["--bind", host_sock, "/run/drums/host.sock"] if host_sock else []),
              "--chdir", "/", "--clearenv"]
     for key, value in (env if env is not None else ENV).items():
         argv += ["--setenv", key, value]
@@ -85,7 +88,8 @@ def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
     return [*argv, "--", *inner]
 
 
-def command_prefix(tree: str, procs: Sequence[str] = (), uid: int = 1000) -> list[str]:
+def command_prefix(tree: str, procs: Sequence[str] = (), uid: int = 1000,
+                   host_sock: str | None = None) -> list[str]:
     """The argv prefix that runs a program inside the sandbox of the desktop whose tree is
     ``tree`` (same files, same limits when ``procs`` names its cgroups), as ``uid``
     (the user by default), without any capability: append the program's argv.
@@ -93,4 +97,4 @@ def command_prefix(tree: str, procs: Sequence[str] = (), uid: int = 1000) -> lis
     The program gets its own PID namespace (it does not see the terminal's processes)."""
     inner = ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--init-groups",
              "--inh-caps=-all", "--"]
-    return join_cgroup(procs, bwrap_argv(tree, inner))
+    return join_cgroup(procs, bwrap_argv(tree, inner, host_sock=host_sock))

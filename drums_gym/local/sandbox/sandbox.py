@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import copy
 import json
 import os
 import selectors
@@ -38,8 +39,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..budget import BudgetExceeded, charge_bytes, current
+from . import seccomp
 from .bwrap import CAPS, ENV, bwrap_argv, command_prefix, join_cgroup
 from .limits import Cgroup, SandboxLimits
+from .services import Handler, HostDoor
 
 __all__ = ["Process", "Result", "Sandbox", "SandboxError"]
 
@@ -91,8 +94,11 @@ class Process:
 
 
 def _stop(proc: subprocess.Popen[bytes] | None, control: socket.socket | None,
-          cgroup: Cgroup | None) -> None:
-    """End a sandbox: close the broker's socket, kill bwrap, empty the cgroup."""
+          cgroup: Cgroup | None, door: HostDoor | None = None) -> None:
+    """End a sandbox: close the broker's socket, kill bwrap, empty the cgroup, close the
+    owner's door."""
+    if door is not None:
+        door.close()
     if control is not None:
         with contextlib.suppress(OSError):
             control.close()
@@ -107,9 +113,13 @@ def _stop(proc: subprocess.Popen[bytes] | None, control: socket.socket | None,
 class Sandbox:
     """The sandbox of the desktop whose tree is ``tree`` (see `tree.new_tree`)."""
 
-    def __init__(self, tree: str, limits: SandboxLimits | None = None) -> None:
+    def __init__(self, tree: str, limits: SandboxLimits | None = None,
+                 commands: Handler | None = None) -> None:
         self.tree = tree
         self.limits = limits if limits is not None else SandboxLimits()
+        #: answers the shims of the desktop's own commands (`services.HostDoor`)
+        self.commands = commands
+        self._door: HostDoor | None = None
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
@@ -122,6 +132,7 @@ class Sandbox:
         tree (`Desktop.__deepcopy__`)."""
         new = Sandbox(self.tree, self.limits)
         memo[id(self)] = new
+        new.commands = copy.deepcopy(self.commands, memo)  # bound to the copy's files
         return new
 
     def __repr__(self) -> str:
@@ -146,20 +157,31 @@ class Sandbox:
             if self.running:
                 return
             _stop(self._proc, self._control, None)
+            self._proc = self._control = None
             if self._cgroup is None:
                 self._cgroup = Cgroup.create(uuid.uuid4().hex[:12], self.limits)
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             spec = json.dumps({"rlimits": self.limits.rlimits(self._cgroup is not None),
                                "control_fd": theirs.fileno()})
             inner = ["/usr/bin/python3", "-I", "-S", "/run/drums/broker.py", spec]
-            argv = bwrap_argv(self.tree, inner, caps=CAPS)
+            if self.commands is not None and self._door is None:
+                self._door = HostDoor(self._sock_path(), self.commands)
+            argv = bwrap_argv(self.tree, inner, caps=CAPS,
+                              host_sock=self._door.path if self._door else None)
             argv = join_cgroup(self._cgroup.procs if self._cgroup else (), argv)
-            # bwrap hands inherited fds down to the broker, which is told the number
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(theirs.fileno(),), start_new_session=True)
-            theirs.close()
+            # bwrap reads its options from a pipe (the sandbox's /proc shows no host path)
+            # and the seccomp filter from another; it hands the control socket down to the
+            # broker, which is told its number
+            argv, pipes = _with_pipes(argv)
+            try:
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    pass_fds=(theirs.fileno(), *pipes), start_new_session=True)
+            finally:
+                theirs.close()
+                for fd in pipes:
+                    os.close(fd)
             assert proc.stdout is not None
             ready = _read_line(proc.stdout, START_TIMEOUT_S)
             if ready != b"ready\n":
@@ -170,10 +192,14 @@ class Sandbox:
                 ours.close()
                 raise SandboxError("bwrap did not start the sandbox: "
                                    + (err.decode(errors="replace").strip() or "no output"))
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
             self._proc, self._control = proc, ours
             if self._finalizer is not None:
                 self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, _stop, proc, ours, self._cgroup)
+            self._finalizer = weakref.finalize(self, _stop, proc, ours, self._cgroup,
+                                               self._door)
 
     def close(self) -> None:
         """Stop every program of the sandbox and remove its cgroup (idempotent)."""
@@ -182,14 +208,18 @@ class Sandbox:
             if self._finalizer is not None:
                 self._finalizer.detach()
                 self._finalizer = None
-            _stop(self._proc, self._control, self._cgroup)
-            self._proc = self._control = self._cgroup = None
+            _stop(self._proc, self._control, self._cgroup, self._door)
+            self._proc = self._control = self._cgroup = self._door = None
+
+    def _sock_path(self) -> str:
+        return self.tree.rstrip("/") + ".sock"  # beside the tree, in the 0700 base folder
 
     def command_prefix(self, uid: int = 1000) -> list[str]:
         """bwrap argv prefix running a program in this desktop's sandbox (its files and
         limits, a PID namespace of its own) as ``uid``: for Python run by the desktop."""
         self.start()
-        return command_prefix(self.tree, self._cgroup.procs if self._cgroup else (), uid)
+        return command_prefix(self.tree, self._cgroup.procs if self._cgroup else (), uid,
+                              self._door.path if self._door else None)
 
     # -- programs ----------------------------------------------------------
     def spawn(self, argv: Sequence[str], stdio: tuple[int, int, int], *, uid: int = 1000,
@@ -197,6 +227,8 @@ class Sandbox:
               tty: bool = False) -> Process:
         """Start ``argv`` in the sandbox with ``stdio`` (host fds, duplicated to it) as its
         fds 0, 1, 2, in a new session (``tty``: fd 0 becomes its controlling terminal)."""
+        if any("\0" in a for a in argv) or any("\0" in f"{k}{v}" for k, v in (env or {}).items()):
+            raise ValueError("a program's argv and environment cannot hold a NUL byte")
         self.start()
         mine, broker = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         req = {"argv": list(argv), "env": dict(ENV if env is None else env), "cwd": cwd,
@@ -230,6 +262,8 @@ class Sandbox:
         Output and time are charged to the work budget in force (or bounded by
         `RUN_TIMEOUT_S` outside one); when it runs out the command's process group is
         killed and `BudgetExceeded` propagates."""
+        if "\0" in command:  # bash cannot be given one: as a real shell refuses the line
+            return Result("", "bash: the command line holds a NUL byte\n", 2)
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -289,6 +323,32 @@ class Sandbox:
         finally:
             sel.close()
         return bytes(bufs[out_r]), bytes(bufs[err_r])
+
+
+def _pipe_with(data: bytes) -> int:
+    """The read end of a pipe already holding ``data`` (small: within the pipe's buffer)."""
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
+
+
+def _with_pipes(argv: list[str]) -> tuple[list[str], tuple[int, ...]]:
+    """``argv`` (after an optional cgroup-joining prefix, up to bwrap) with bwrap's options
+    and the seccomp filter moved into pipes: ``(new argv, fds to pass)``."""
+    k = next(i for i, a in enumerate(argv) if a == "--unshare-net") - 1
+    head, bwrap, rest = argv[:k], argv[k], argv[k + 1:]
+    filt = seccomp.program()
+    fds: list[int] = []
+    if filt is not None:
+        fds.append(_pipe_with(filt))
+        rest = ["--seccomp", str(fds[-1]), *rest]
+    end = rest.index("--")
+    options, command = rest[:end], rest[end:]
+    fds.append(_pipe_with(b"\0".join(a.encode() for a in options) + b"\0"))
+    return [*head, bwrap, "--args", str(fds[-1]), *command], tuple(fds)
 
 
 def _read_line(stream: object, timeout: float) -> bytes:

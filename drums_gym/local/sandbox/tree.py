@@ -1,4 +1,5 @@
-"""A desktop's private root on the machine: ``home``, ``etc``, ``tmp``, ``root``, ``var``.
+"""A desktop's private root on the machine: ``home``, ``etc``, ``tmp``, ``root``, ``var``,
+``snap`` (where the desktop's store installs programs).
 
 Each tree is a directory under this process's base folder (`base_dir`): on the machine's
 tmpfs (``/dev/shm``) when there is one, so the pages the desktop's programs write there are
@@ -25,7 +26,7 @@ from .etc import USER_GID, USER_UID, write_etc
 __all__ = ["HOME_DIRS", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
 
 #: the top-level folders of a tree, bound read-write at the same names in the sandbox
-ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var")
+ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap")
 HOME_DIRS: tuple[str, ...] = ("Desktop", "Documents", "Downloads", "Music", "Pictures",
                               "Videos", "Public", "Templates")
 _lock = threading.Lock()
@@ -51,6 +52,7 @@ def _mkdir(path: str, mode: int, uid: int = 0, gid: int = 0) -> None:
 def _build_template(path: str) -> None:
     for name in ROOTS:
         _mkdir(os.path.join(path, name), 0o755)
+    _mkdir(os.path.join(path, "snap", "bin"), 0o755)
     os.chmod(os.path.join(path, "root"), 0o700)
     os.chmod(os.path.join(path, "tmp"), 0o1777)
     write_etc(os.path.join(path, "etc"))

@@ -102,6 +102,9 @@ def _spawn(argv: list[str], env: dict[str, str], cwd: str, uid: int, tty: bool,
         except OSError as exc:
             os.write(2, f"{argv[0]}: {exc.strerror}\n".encode())
             os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
+        except BaseException as exc:  # noqa: BLE001 - the child must never return into the broker
+            os.write(2, f"{argv[0] if argv else '?'}: cannot run: {exc}\n".encode())
+            os._exit(126)
         os._exit(127)
     return pid
 
@@ -256,6 +259,10 @@ def main() -> None:
     control = socket.socket(fileno=int(spec.get("control_fd", CONTROL_FD)))
     threading.Thread(target=_sudo_door, daemon=True).start()
     os.write(1, b"ready\n")
+    quiet = os.open("/dev/null", os.O_WRONLY)
+    os.dup2(quiet, 1)  # the host stops reading bwrap's pipes once the broker is up
+    os.dup2(quiet, 2)
+    os.close(quiet)
     while True:
         try:
             msg, fds = _recv(control)
