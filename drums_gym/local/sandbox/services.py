@@ -55,9 +55,8 @@ class HostDoor:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
-            with conn:
-                with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                    self._one(conn)
+            with conn, contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                self._one(conn)
 
     def _one(self, conn: socket.socket) -> None:
         conn.settimeout(5.0)

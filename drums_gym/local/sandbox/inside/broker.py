@@ -102,7 +102,7 @@ def _spawn(argv: list[str], env: dict[str, str], cwd: str, uid: int, tty: bool,
         except OSError as exc:
             os.write(2, f"{argv[0]}: {exc.strerror}\n".encode())
             os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
-        except BaseException as exc:  # noqa: BLE001 - the child must never return into the broker
+        except BaseException as exc:  # the forked child must never return into the broker
             os.write(2, f"{argv[0] if argv else '?'}: cannot run: {exc}\n".encode())
             os._exit(126)
         os._exit(127)
