@@ -94,10 +94,36 @@ def _copy_entries(src: str, dst: str, names: Iterable[str]) -> None:
             continue  # an unreadable machine file is left out, never an error
 
 
+def _ubuntu_login_defs(path: str) -> None:
+    """Ubuntu 22.04's ``ENCRYPT_METHOD SHA512`` (chpasswd, newusers), whatever the machine's
+    distribution chose (Debian 12 says YESCRYPT)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    lines = [ln for ln in lines if not ln.strip().startswith("ENCRYPT_METHOD")]
+    _write(path, "\n".join([*lines, "ENCRYPT_METHOD SHA512"]) + "\n")
+
+
+def _sha512_passwords(path: str) -> None:
+    """New passwords (passwd, chpasswd through PAM) hashed SHA-512 (``$6$``), not yescrypt:
+    the os tasks' reconstructed check_password.sh compares ``openssl passwd -6`` hashes
+    (docs/terminal.md lists this difference from Ubuntu 22.04)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return
+    _write(path, text.replace(" yescrypt", " sha512"))
+
+
 def write_etc(etc: str, hostname: str = "ubuntu", timezone: str = "Etc/UTC",
               machine_etc: str = "/etc") -> None:
     """Fill the empty directory ``etc`` with a desktop's /etc."""
     _copy_entries(machine_etc, etc, COPIED)
+    _ubuntu_login_defs(os.path.join(etc, "login.defs"))
+    _sha512_passwords(os.path.join(etc, "pam.d", "common-password"))
     passwd = "".join(f"{n}:x:{u}:{g}:{gecos}:{home}:{sh}\n" for n, u, g, gecos, home, sh in _SYSTEM)
     shadow = "".join(f"{n}:{_HASH if n == 'user' else '*'}:19700:0:99999:7:::\n"
                      for n, *_ in _SYSTEM)
