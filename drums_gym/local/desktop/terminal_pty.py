@@ -129,15 +129,9 @@ class PtyTerminalWindow(TerminalWindow):
     def _ensure(self) -> None:
         if self._master >= 0 or self.exited:
             return
-        master, slave = os.openpty()
         cols, rows = self.grid()
-        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = dict(_env())
-        try:
-            self._proc = self.sandbox.spawn(["/bin/bash"], (slave, slave, slave), cwd=self.cwd,
-                                            env=env, tty=True)
-        finally:
-            os.close(slave)
+        self._proc, master = self.sandbox.spawn_pty(["/bin/bash"], (rows, cols), cwd=self.cwd,
+                                                    env=_env())
         os.set_blocking(master, False)
         self._master = master
         if self._from_copy:  # the new prompt overwrites the copied one

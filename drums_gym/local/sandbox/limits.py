@@ -116,11 +116,11 @@ class Cgroup:
         except (OSError, ValueError):
             return 0
 
-    def kill_all(self) -> None:
-        """SIGKILL every process left in the cgroup (freeze-free: pids.max stops forks
+    def kill_all(self, spare: int | None = None) -> None:
+        """SIGKILL every process left in the cgroup but ``spare`` (pids.max stops forks
         from outrunning the loop; a few rounds catch what was being born)."""
         for _ in range(20):
-            pids = self.pids()
+            pids = [p for p in self.pids() if p != spare]
             if not pids:
                 return
             for pid in pids:

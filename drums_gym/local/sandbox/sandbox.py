@@ -95,17 +95,24 @@ class Process:
 
 def _stop(proc: subprocess.Popen[bytes] | None, control: socket.socket | None,
           cgroup: Cgroup | None, door: HostDoor | None = None) -> None:
-    """End a sandbox: close the broker's socket, kill bwrap, empty the cgroup, close the
-    owner's door."""
+    """End a sandbox: close the owner's door and the broker's socket, kill everything in the
+    cgroup but the outer bwrap (which reaps the sandbox's init, so no zombie is left to a
+    machine init that may not reap), then wait for bwrap (killing it if it lingers)."""
     if door is not None:
         door.close()
     if control is not None:
         with contextlib.suppress(OSError):
             control.close()
-    if proc is not None and proc.poll() is None:
-        proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
+    outer = proc.pid if proc is not None else None
+    if cgroup is not None:
+        cgroup.kill_all(spare=outer)
+    if proc is not None:
+        try:
             proc.wait(2.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2.0)
     if cgroup is not None:
         cgroup.remove()
 
@@ -227,12 +234,32 @@ class Sandbox:
               tty: bool = False) -> Process:
         """Start ``argv`` in the sandbox with ``stdio`` (host fds, duplicated to it) as its
         fds 0, 1, 2, in a new session (``tty``: fd 0 becomes its controlling terminal)."""
+        proc, _ = self._request(argv, list(stdio), uid=uid, cwd=cwd, env=env, tty=tty)
+        return proc
+
+    def spawn_pty(self, argv: Sequence[str], size: tuple[int, int], *, uid: int = 1000,
+                  cwd: str = HOME, env: Mapping[str, str] | None = None
+                  ) -> tuple[Process, int]:
+        """Start ``argv`` on a new pty of the sandbox (``size``: rows, columns), as its
+        controlling terminal; returns the process and the pty's master fd (the caller's)."""
+        proc, master = self._request(argv, [], uid=uid, cwd=cwd, env=env, tty=True,
+                                     pty=size)
+        if master is None:
+            proc.kill()
+            raise SandboxError("the broker sent no pty")
+        return proc, master
+
+    def _request(self, argv: Sequence[str], stdio: list[int], *, uid: int, cwd: str,
+                 env: Mapping[str, str] | None, tty: bool,
+                 pty: tuple[int, int] | None = None) -> tuple[Process, int | None]:
         if any("\0" in a for a in argv) or any("\0" in f"{k}{v}" for k, v in (env or {}).items()):
             raise ValueError("a program's argv and environment cannot hold a NUL byte")
         self.start()
         mine, broker = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        req = {"argv": list(argv), "env": dict(ENV if env is None else env), "cwd": cwd,
-               "uid": uid, "tty": tty}
+        req: dict[str, object] = {"argv": list(argv), "env": dict(ENV if env is None else env),
+                                  "cwd": cwd, "uid": uid, "tty": tty}
+        if pty is not None:
+            req["pty"], req["size"] = True, list(pty)
         fds = array.array("i", [broker.fileno(), *stdio])
         control = self._control
         if control is None:
@@ -246,14 +273,20 @@ class Sandbox:
         finally:
             broker.close()
         mine.settimeout(START_TIMEOUT_S)
+        got = array.array("i")
         try:
-            data = mine.recv(4096)
+            data, anc, _, _ = mine.recvmsg(4096, socket.CMSG_LEN(4 * got.itemsize))
         except TimeoutError:
-            data = b""
+            data, anc = b"", []
+        for level, kind, raw in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                got.frombytes(raw[: len(raw) - len(raw) % got.itemsize])
         if not data:
             mine.close()
+            for fd in got:
+                os.close(fd)
             raise SandboxError(f"the broker did not start {argv[0]!r}")
-        return Process(mine, int(json.loads(data)["pid"]))
+        return Process(mine, int(json.loads(data)["pid"])), (got[0] if got else None)
 
     def run(self, command: str, cwd: str = HOME, uid: int = 1000, stdin: bytes = b"",
             env: Mapping[str, str] | None = None) -> Result:

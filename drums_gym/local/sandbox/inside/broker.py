@@ -92,10 +92,12 @@ def _spawn(argv: list[str], env: dict[str, str], cwd: str, uid: int, tty: bool,
             if uid != 0:
                 for name, value in _user_limits.items():
                     resource.setrlimit(getattr(resource, name), (value, value))
-            try:
-                os.chdir(cwd)
-            except OSError:
-                os.chdir(env.get("HOME", "/"))
+            for where in (cwd, env.get("HOME", "/"), "/"):
+                try:
+                    os.chdir(where)
+                    break
+                except OSError:
+                    continue
             os.closerange(3, 65536)
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             os.execvpe(argv[0], argv, env)
@@ -139,15 +141,34 @@ def _supervise(pid: int, conn: socket.socket) -> int:
 
 def _serve_host(msg: bytes, fds: list[int]) -> None:
     conn = socket.socket(fileno=fds[0])
+    master = -1
     try:
         req = json.loads(msg)
+        tty = bool(req.get("tty"))
+        if req.get("pty"):  # a pty of the sandbox's own devpts: `tty` names it
+            import fcntl
+            import struct
+            import termios
+            master, slave = os.openpty()
+            rows, cols = req.get("size", (24, 80))
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+            fds = [fds[0], slave, slave, slave]
+            tty = True
         pid = _spawn(req["argv"], req["env"], req.get("cwd", "/"), int(req.get("uid", 1000)),
-                     bool(req.get("tty")), fds[1:4])
-        for fd in fds[1:]:
+                     tty, fds[1:4])
+        for fd in set(fds[1:]):
             os.close(fd)
-        _send(conn, {"pid": pid})
+        if master >= 0:
+            conn.sendmsg([json.dumps({"pid": pid}).encode()],
+                         [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [master]))])
+            os.close(master)
+            master = -1
+        else:
+            _send(conn, {"pid": pid})
         _send(conn, {"status": _supervise(pid, conn)})
     finally:
+        if master >= 0:
+            os.close(master)
         conn.close()
 
 
@@ -270,7 +291,7 @@ def main() -> None:
             break
         if not msg and not fds:
             break  # the host closed its end: the desktop is gone
-        if len(fds) != 4:
+        if len(fds) not in (1, 4):
             for fd in fds:
                 os.close(fd)
             continue
