@@ -183,6 +183,7 @@ def reset(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) ->
     the same task."""
     with slot.work(host.config.slot_queue) as old:
         slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
+        old.close()
         slot.epoch += 1
         slot.frames.clear()
         slot.episode = host.new_episode(slot.task, slot.episode.number + 1)

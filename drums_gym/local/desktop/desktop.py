@@ -25,6 +25,7 @@ from ..budget import charge
 from ..sandbox import Sandbox
 from ..sandbox.tree import new_tree
 from .a11y import tree
+from .bash.cmd_system import IMAGE_TIMEZONE
 from .desktop_menus import DesktopMenus
 from .dock import Dock
 from .drag import DragAndDrop
@@ -103,7 +104,7 @@ class Desktop:
         #: the desktop's bubblewrap sandbox (started when a program first runs), or None
         self.sandbox: Sandbox | None = None
         if shell == "sandbox":
-            self.fs = TreeFileSystem(new_tree(), self._clock)
+            self.fs = TreeFileSystem(new_tree(timezone=IMAGE_TIMEZONE), self._clock)
             self.sandbox = Sandbox(self.fs.root, commands=HostCommands(self.fs))
         else:
             self.fs = FileSystem(self._clock)

@@ -10,11 +10,19 @@ caller's user (root when it came through ``sudo``).
 
 from __future__ import annotations
 
+import contextlib
+import os
+
+from ..sandbox.etc import set_timezone
+from .bash.cmd_system import timezone_name
 from .bash.commands import standard_commands
 from .bash.context import IO
 from .bash.interp import ExitShell, Interpreter
 from .bash.state import ShellState
 from .fs import HOME, FileSystem
+from .tree_fs import TreeFileSystem
+
+ZONEINFO = "/usr/share/zoneinfo/"
 
 __all__ = ["HOST_COMMANDS", "HostCommands"]
 
@@ -43,7 +51,11 @@ class HostCommands:
             status = interp.run_argv(list(argv), IO(stdin, out, err, False), root=uid == 0)
         except ExitShell as exc:
             status = exc.status
-        touched = getattr(self.fs, "touched", None)
-        if touched is not None:
-            touched()
+        if isinstance(self.fs, TreeFileSystem):
+            if argv[0] == "timedatectl":  # the real programs read /etc/localtime
+                zone = timezone_name(self.fs)
+                with contextlib.suppress(OSError):
+                    if os.readlink(self.fs.root + "/etc/localtime") != ZONEINFO + zone:
+                        set_timezone(self.fs.root + "/etc", zone)
+            self.fs.touched()
         return "".join(out), "".join(err), status

@@ -12,7 +12,7 @@ import os
 import shutil
 from collections.abc import Iterable
 
-__all__ = ["COPIED", "USER_GID", "USER_UID", "write_etc"]
+__all__ = ["COPIED", "USER_GID", "USER_UID", "set_timezone", "write_etc"]
 
 USER_UID = 1000
 USER_GID = 1000
@@ -142,9 +142,15 @@ def write_etc(etc: str, hostname: str = "ubuntu", timezone: str = "Etc/UTC",
     _write(os.path.join(etc, "subuid"), "user:100000:65536\n")
     _write(os.path.join(etc, "subgid"), "user:100000:65536\n")
     _write(os.path.join(etc, "machine-id"), "0123456789abcdef0123456789abcdef\n", 0o444)
-    _write(os.path.join(etc, "timezone"), timezone + "\n")
     _write(os.path.join(etc, "resolv.conf"), "# no network in this desktop\n")
+    set_timezone(etc, timezone)
+
+
+def set_timezone(etc: str, name: str) -> None:
+    """Make ``name`` the system time zone of the /etc at ``etc`` (``/etc/timezone`` and the
+    ``/etc/localtime`` link into the read-only /usr/share/zoneinfo), as timedatectl does."""
+    _write(os.path.join(etc, "timezone"), name + "\n")
     local = os.path.join(etc, "localtime")
     if os.path.lexists(local):
         os.remove(local)
-    os.symlink("/usr/share/zoneinfo/" + timezone, local)
+    os.symlink("/usr/share/zoneinfo/" + name, local)

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import uuid
 
-from .etc import USER_GID, USER_UID, write_etc
+from .etc import USER_GID, USER_UID, set_timezone, write_etc
 
 __all__ = ["HOME_DIRS", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
 
@@ -102,11 +102,14 @@ def copy_tree(src: str, dst: str) -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def new_tree(src: str | None = None) -> str:
-    """A new tree: a copy of ``src`` (a fork), or of the template."""
+def new_tree(src: str | None = None, timezone: str | None = None) -> str:
+    """A new tree: a copy of ``src`` (a fork), or of the template (with ``timezone`` as
+    its system time zone when given)."""
     dst = os.path.join(base_dir(), uuid.uuid4().hex)
     copy_tree(src if src is not None else template(), dst)
     os.chmod(dst, 0o755)  # its top is only reachable through the 0700 base folder
+    if timezone is not None:
+        set_timezone(os.path.join(dst, "etc"), timezone)
     return dst
 
 

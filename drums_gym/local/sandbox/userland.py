@@ -17,6 +17,7 @@ __all__ = ["PACKAGES", "PROGRAMS", "missing", "task_programs"]
 PROGRAMS: dict[str, str] = {
     "bash": "bash", "ls": "coreutils", "cp": "coreutils", "mv": "coreutils",
     "chmod": "coreutils", "stat": "coreutils", "md5sum": "coreutils", "timeout": "coreutils",
+    "cut": "coreutils", "sort": "coreutils", "wc": "coreutils", "getent": "libc-bin",
     "find": "findutils", "xargs": "findutils", "grep": "grep", "sed": "sed", "gawk": "gawk",
     "tar": "tar", "gzip": "gzip", "zip": "zip", "unzip": "unzip", "rsync": "rsync",
     "cpio": "cpio", "python3": "python3", "openssl": "openssl", "ps": "procps",
@@ -50,10 +51,24 @@ def _commands(node: Any) -> Iterator[str]:
             yield from _commands(item)
 
 
+def _scripts(node: Any) -> Iterator[str]:
+    """The paths of the shell scripts a task file downloads (setup or postconfig)."""
+    if isinstance(node, Mapping):
+        path = node.get("path")
+        if isinstance(path, str) and path.endswith(".sh") and "url" in node:
+            yield path
+        for value in node.values():
+            yield from _scripts(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _scripts(item)
+
+
 def task_programs(folder: str = _TASKS) -> dict[str, set[str]]:
-    """Bundled task (short id) -> the programs of `PROGRAMS` its command lines name (words
-    of its ``command``s and of the scripts it downloads, as a shell would see them)."""
+    """Bundled task (short id) -> the programs of `PROGRAMS` it runs: the commands of its
+    ``command`` lines and of the scripts it downloads, as bash parses them."""
     from ..tasks import downloads
+    from ..tasks.shell import command_names
 
     out: dict[str, set[str]] = {}
     for name in sorted(os.listdir(folder)):
@@ -63,12 +78,11 @@ def task_programs(folder: str = _TASKS) -> dict[str, set[str]]:
             raw = json.load(f)
         task_id = str(raw.get("id", name[:-5]))
         lines = list(_commands(raw))
-        for step in raw.get("config", []):
-            for file in (step.get("parameters", {}) or {}).get("files", []) or []:
-                path = file.get("path", "") if isinstance(file, Mapping) else ""
-                if path.endswith(".sh") and downloads.supports(task_id, path):
-                    lines.append(downloads.generate(task_id, path).decode(errors="replace"))
-        words = {w.strip("'\"();|&`$") for line in lines for w in line.split()}
-        used = {"bash"} | {p for p in PROGRAMS if p in words}
+        for path in _scripts(raw):
+            if downloads.supports(task_id, path):
+                lines.append(downloads.generate(task_id, path).decode(errors="replace"))
+        used = {"bash"}
+        for line in lines:
+            used.update(n for n in command_names(line) if n in PROGRAMS)
         out[task_id[:8]] = used
     return out

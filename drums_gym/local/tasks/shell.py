@@ -31,7 +31,7 @@ from ..desktop.bash.nodes import Command, For, Group, If, Seq, Simple, While, Wo
 from ..desktop.bash.parser import parse
 from ..desktop.bash.state import ShellState
 
-__all__ = ["Result", "missing_commands", "run_command"]
+__all__ = ["Result", "command_names", "missing_commands", "run_command"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,20 @@ def _seq_commands(source: str) -> Iterator[str]:
     except (BashSyntaxError, Incomplete):
         return
     yield from _command_names(seq)
+
+
+def command_names(source: str) -> list[str]:
+    """The command names a bash source runs (``sudo``'s command included), in order, once
+    each; empty when it does not parse.
+
+    >>> command_names("sudo -S chmod 644 f && getent passwd u | cut -d: -f6")
+    ['chmod', 'getent', 'cut']
+    """
+    out: list[str] = []
+    for name in _seq_commands(source):
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def missing_commands(command: str) -> list[str]:
