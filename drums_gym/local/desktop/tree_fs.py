@@ -333,7 +333,8 @@ class TreeFileSystem(FileSystem):
                 names = self.listdir(path)
             except OSError:
                 continue
-            dirs, files = [], []
+            dirs: list[str] = []
+            files: list[str] = []
             for n in names:
                 full = f"{path.rstrip('/')}/{n}"
                 with contextlib.suppress(OSError):

@@ -240,7 +240,7 @@ def test_the_backend_choice() -> None:
     assert HostConfig.from_env({"DRUMS_LOCAL_SHELL": "sandbox"}).shell_backend() == "sandbox"
     with pytest.raises(ValueError, match="DRUMS_LOCAL_SHELL must be one of auto, sandbox"):
         HostConfig.from_env({"DRUMS_LOCAL_SHELL": "real"})
-    with pytest.raises(ValueError, match="HostConfig.shell"):
+    with pytest.raises(ValueError, match=r"HostConfig\.shell"):
         HostConfig(shell="bash")
 
 

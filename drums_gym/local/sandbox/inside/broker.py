@@ -122,7 +122,7 @@ def _supervise(pid: int, conn: socket.socket) -> int:
     pidfd = os.pidfd_open(pid)
     try:
         while True:
-            ready, _, _ = select.select([pidfd, conn], [], [])
+            ready, _, _ = select.select([pidfd, conn.fileno()], [], [])
             if pidfd in ready:
                 break
             try:
