@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from reliability import wait_until
 from terminal_driver import walk
 
 from drums_gym.local.config import HostConfig
@@ -158,8 +159,8 @@ def test_no_process_is_left_after_a_desktop_is_deleted(host: LocalHost) -> None:
         desk = Desk(http)
         desk.type("(sleep 601 &); (nohup sleep 601 >/dev/null 2>&1 &); setsid sleep 601 & "
                   "echo started")
-        before = _pids_of("sleep 601")
-        assert len(before) == 3, "the sandbox's processes are visible from the host"
+        before = wait_until(lambda: (lambda p: p if len(p) == 3 else None)(_pids_of("sleep 601")),
+                            10.0, "the three sleeps, seen from the host")
         assert http.delete(f"/v1/slots/{desk.id}").status_code in (200, 204)
         left = before & _pids_of("sleep 601")
         assert not left, f"processes left: {left}"

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["QUIET_S", "SETTLE_CAP_S", "PtyTerminalWindow", "key_bytes"]
 
-QUIET_S = 0.015  # no output this long (and bash in the foreground): the shell is idle
+QUIET_S = 0.015  # no output this long after some (bash in the foreground): the shell is idle
+SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
 HISTORY = 2000  # scrollback lines
 _MAX_READ = 1 << 20  # bytes of output taken from the pty per read pass
@@ -121,6 +122,7 @@ class PtyTerminalWindow(TerminalWindow):
         self._idle_pgrp = -1
         self._version = 0
         self.exited = False
+        self._answered = True  # no keys unanswered by output
         self._from_copy = False
         from .terminal import _RenderCache
         self._cache = _RenderCache()
@@ -164,6 +166,7 @@ class PtyTerminalWindow(TerminalWindow):
             return
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._master, data)
+            self._answered = False  # the keys' echo (or the command's output) is awaited
 
     def pump(self) -> bool:
         """Feed what the pty printed to the emulator (no waiting); True when there was some."""
@@ -187,6 +190,7 @@ class PtyTerminalWindow(TerminalWindow):
             got = True
         if got:
             self._version += 1
+            self._answered = True
             self.scroll = 0
         if self._proc is not None and self._proc.poll() is not None:
             self.exited = True
@@ -219,7 +223,11 @@ class PtyTerminalWindow(TerminalWindow):
             if ready and self.pump():
                 quiet_since = time.monotonic()
                 continue
-            if time.monotonic() - quiet_since >= QUIET_S and self._version > 0 and self._idle():
+            if not self._idle():
+                self._answered = False  # a command runs: bash's next prompt is awaited
+                continue
+            quiet = time.monotonic() - quiet_since
+            if quiet >= (QUIET_S if self._answered else SILENT_S) and self._version > 0:
                 break
         self.pump()
 

@@ -1,9 +1,9 @@
 """`TreeFileSystem`: the `FileSystem` API over a desktop's real tree (the sandbox backend).
 
 The desktop's Files window, its task's setup and getters and its terminal's real bash all
-see the same files: the directory tree the sandbox binds at ``/home``, ``/etc``, ``/tmp``,
-``/root`` and ``/var`` (`drums_gym.local.sandbox.tree`). The machine's read-only system
-folders (``/usr`` and the links beside it) are readable as in the sandbox; nothing else.
+see the same files: the directory tree the sandbox binds as ``/``
+(`drums_gym.local.sandbox.tree`). The machine's read-only system folders (``/usr`` and the
+links beside it) are readable as in the sandbox; nothing else of the machine.
 
 Paths are resolved as the sandbox sees them: a symlink in the tree is followed inside the
 sandbox's view (``/etc/shadow`` means the desktop's own), never to the machine's file of
@@ -31,8 +31,8 @@ from .fs import HOME, FileSystem, SimClock, StatResult
 
 __all__ = ["TreeFileSystem"]
 
-_ROOTS = ("home", "etc", "tmp", "root", "var", "snap")
-_SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")  # the machine's, read-only
+_VIRTUAL = ("proc", "dev", "run", "sys")  # the sandbox's own mounts: nothing to read here
 _MAX_LINKS = 40
 _UID = {"root": 0, "user": 1000}
 
@@ -70,13 +70,14 @@ class TreeFileSystem(FileSystem):
 
     # -- resolution --------------------------------------------------------
     def _host(self, p: str) -> str:
-        """The machine path of sandbox path ``p`` (normalised, symlink-free prefix)."""
+        """The machine path of sandbox path ``p`` (normalised, symlink-free prefix): the
+        machine's read-only system folders as themselves, the rest in the tree."""
         top = p.split("/", 2)[1] if p != "/" else ""
-        if top in _ROOTS:
-            return self.root + p
-        if top in _SYSTEM or p == "/":
+        if top in _SYSTEM and not os.path.islink(self.root + "/" + top):
             return p
-        raise _err(FileNotFoundError, errno.ENOENT, p)
+        if top in _VIRTUAL:
+            raise _err(FileNotFoundError, errno.ENOENT, p)
+        return self.root + p
 
     def _resolve(self, path: str, follow: bool = True) -> str:
         """Sandbox path ``path`` with every symlink resolved inside the sandbox's view
@@ -120,7 +121,7 @@ class TreeFileSystem(FileSystem):
     def _writable(self, path: str, follow: bool = True) -> str:
         p = self._resolve(path, follow)
         top = p.split("/", 2)[1] if p != "/" else ""
-        if top not in _ROOTS:
+        if p == "/" or top in _SYSTEM or top in _VIRTUAL:
             raise _err(PermissionError, errno.EROFS, p)
         return self.root + p
 
@@ -190,9 +191,6 @@ class TreeFileSystem(FileSystem):
 
     def listdir(self, path: str = "~") -> list[str]:
         p = self._resolve(path)
-        if p == "/":
-            names = [n for n in (*_ROOTS, *_SYSTEM) if os.path.lexists("/" + n) or n in _ROOTS]
-            return sorted(names)
         names = os.listdir(self._host(p))
         charge(1 + len(names))
         return sorted(names)

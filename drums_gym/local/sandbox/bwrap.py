@@ -1,9 +1,10 @@
 """The bubblewrap command line of a desktop's sandbox (`bwrap_argv`, `command_prefix`).
 
 One sandbox per desktop: no network (``--unshare-net``), new PID/IPC/UTS namespaces, host
-name ``ubuntu``, ``--die-with-parent``, the machine's system directories read-only (``/usr``
-and the ``/bin``, ``/sbin``, ``/lib*`` links or folders beside it), the desktop's tree
-read-write at ``/home``, ``/etc``, ``/tmp``, ``/root`` and ``/var``, a fresh ``/proc``, a
+name ``ubuntu``, ``--die-with-parent``, the desktop's tree read-write as ``/`` (so ``/home``,
+``/etc``, ``/tmp``, ``/root``, ``/var`` and whatever root makes at the top, ``sudo mkdir
+/test``, are the desktop's), the machine's system directories read-only over it (``/usr``
+and the ``/bin``, ``/sbin``, ``/lib*`` links or folders beside it), a fresh ``/proc``, a
 minimal ``/dev`` (null, zero, full, random, urandom, tty, pts, shm) and a private ``/run``
 holding the broker and the sudo door. Nothing else of the machine is mounted: not its
 ``/etc``, ``/root``, ``/opt`` or the project's folders.
@@ -14,8 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
-
-from .tree import ROOTS
 
 __all__ = ["BROKER", "CAPS", "ENV", "SHIMS", "bwrap_argv", "bwrap_path", "command_prefix",
            "join_cgroup"]
@@ -38,12 +37,16 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def _system_mounts() -> list[str]:
+def _system_mounts(tree: str) -> list[str]:
+    """The machine's /usr read-only, and /bin, /sbin, /lib* as the machine has them: links
+    (made in the tree, where the tree does not have them yet) or read-only folders."""
     out = ["--ro-bind", "/usr", "/usr"]
     for name in _SYSTEM:
         host = "/" + name
         if os.path.islink(host):
-            out += ["--symlink", os.readlink(host), host]
+            mine = os.path.join(tree, name)
+            if not (os.path.islink(mine) and os.readlink(mine) == os.readlink(host)):
+                out += ["--symlink", os.readlink(host), host]
         elif os.path.isdir(host):
             out += ["--ro-bind", host, host]
     return out
@@ -71,9 +74,7 @@ def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
         raise FileNotFoundError("bwrap (package bubblewrap) is not installed")
     argv = [bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", hostname, "--die-with-parent",
-            "--new-session", *_system_mounts()]
-    for name in ROOTS:
-        argv += ["--bind", os.path.join(tree, name), "/" + name]
+            "--new-session", "--bind", tree, "/", *_system_mounts(tree)]
     argv += ["--ro-bind", SHIMS, "/usr/local/sbin",
              "--proc", "/proc", "--dev", "/dev",
              "--perms", "0755", "--tmpfs", "/run", "--dir", "/run/drums",

@@ -231,10 +231,12 @@ class Sandbox:
     # -- programs ----------------------------------------------------------
     def spawn(self, argv: Sequence[str], stdio: tuple[int, int, int], *, uid: int = 1000,
               cwd: str = HOME, env: Mapping[str, str] | None = None,
-              tty: bool = False) -> Process:
+              tty: bool = False, sudo_cached: bool = False) -> Process:
         """Start ``argv`` in the sandbox with ``stdio`` (host fds, duplicated to it) as its
-        fds 0, 1, 2, in a new session (``tty``: fd 0 becomes its controlling terminal)."""
-        proc, _ = self._request(argv, list(stdio), uid=uid, cwd=cwd, env=env, tty=tty)
+        fds 0, 1, 2, in a new session (``tty``: fd 0 becomes its controlling terminal;
+        ``sudo_cached``: sudo in that session needs no password, its credential cached)."""
+        proc, _ = self._request(argv, list(stdio), uid=uid, cwd=cwd, env=env, tty=tty,
+                                sudo_cached=sudo_cached)
         return proc
 
     def spawn_pty(self, argv: Sequence[str], size: tuple[int, int], *, uid: int = 1000,
@@ -251,7 +253,8 @@ class Sandbox:
 
     def _request(self, argv: Sequence[str], stdio: list[int], *, uid: int, cwd: str,
                  env: Mapping[str, str] | None, tty: bool,
-                 pty: tuple[int, int] | None = None) -> tuple[Process, int | None]:
+                 pty: tuple[int, int] | None = None,
+                 sudo_cached: bool = False) -> tuple[Process, int | None]:
         if any("\0" in a for a in argv) or any("\0" in f"{k}{v}" for k, v in (env or {}).items()):
             raise ValueError("a program's argv and environment cannot hold a NUL byte")
         self.start()
@@ -260,6 +263,8 @@ class Sandbox:
                                   "cwd": cwd, "uid": uid, "tty": tty}
         if pty is not None:
             req["pty"], req["size"] = True, list(pty)
+        if sudo_cached:
+            req["sudo_cached"] = True
         fds = array.array("i", [broker.fileno(), *stdio])
         control = self._control
         if control is None:
@@ -289,7 +294,7 @@ class Sandbox:
         return Process(mine, int(json.loads(data)["pid"])), (got[0] if got else None)
 
     def run(self, command: str, cwd: str = HOME, uid: int = 1000, stdin: bytes = b"",
-            env: Mapping[str, str] | None = None) -> Result:
+            env: Mapping[str, str] | None = None, sudo_cached: bool = False) -> Result:
         """Run one bash command line non-interactively; failing commands are data.
 
         Output and time are charged to the work budget in force (or bounded by
@@ -302,7 +307,7 @@ class Sandbox:
         err_r, err_w = os.pipe()
         try:
             proc = self.spawn(["/bin/bash", "-c", command], (in_r, out_w, err_w), uid=uid,
-                              cwd=cwd, env=env)
+                              cwd=cwd, env=env, sudo_cached=sudo_cached)
         finally:
             for fd in (in_r, out_w, err_w):
                 os.close(fd)

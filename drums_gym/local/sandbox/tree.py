@@ -1,5 +1,6 @@
-"""A desktop's private root on the machine: ``home``, ``etc``, ``tmp``, ``root``, ``var``,
-``snap`` (where the desktop's store installs programs).
+"""A desktop's private root on the machine, the sandbox's ``/``: ``home``, ``etc``, ``tmp``,
+``root``, ``var``, ``snap`` (where the desktop's store installs programs)..., with empty
+mount points for what the sandbox mounts over it (the machine's ``/usr``, ``/proc``...).
 
 Each tree is a directory under this process's base folder (`base_dir`): on the machine's
 tmpfs (``/dev/shm``) when there is one, so the pages the desktop's programs write there are
@@ -23,10 +24,13 @@ import uuid
 
 from .etc import USER_GID, USER_UID, set_timezone, write_etc
 
-__all__ = ["HOME_DIRS", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
+__all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
 
-#: the top-level folders of a tree, bound read-write at the same names in the sandbox
-ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap")
+#: the top-level folders of a new tree (the tree is the sandbox's ``/``, read-write)
+ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap", "mnt", "opt", "srv",
+                          "media")
+#: what the sandbox mounts over the tree (the machine's /usr read-only, its own /proc...)
+MOUNTED: tuple[str, ...] = ("usr", "proc", "dev", "run")
 HOME_DIRS: tuple[str, ...] = ("Desktop", "Documents", "Downloads", "Music", "Pictures",
                               "Videos", "Public", "Templates")
 _lock = threading.Lock()
@@ -53,6 +57,14 @@ def _build_template(path: str) -> None:
     for name in ROOTS:
         _mkdir(os.path.join(path, name), 0o755)
     _mkdir(os.path.join(path, "snap", "bin"), 0o755)
+    for name in MOUNTED:  # mount points of the sandbox (bwrap mounts over them)
+        _mkdir(os.path.join(path, name), 0o755)
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = "/" + name
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), os.path.join(path, name))
+        elif os.path.isdir(host):
+            _mkdir(os.path.join(path, name), 0o755)
     os.chmod(os.path.join(path, "root"), 0o700)
     os.chmod(os.path.join(path, "tmp"), 0o1777)
     write_etc(os.path.join(path, "etc"))

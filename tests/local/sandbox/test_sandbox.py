@@ -34,7 +34,16 @@ def desk():
 
 
 def run(d: Desktop, line: str) -> tuple[str, str, int]:
+    """A setup step's or getter's command (sudo's credential cached, as on both backends)."""
     r = run_command(d, line)
+    return r.stdout, r.stderr, r.status
+
+
+def user(d: Desktop, line: str) -> tuple[str, str, int]:
+    """A command line as the user runs it (sudo asks for the password)."""
+    assert d.sandbox is not None
+    r = d.sandbox.run(line)
+    d.fs.touched()
     return r.stdout, r.stderr, r.status
 
 
@@ -73,16 +82,16 @@ def test_owners_stay_distinguishable(desk: Desktop) -> None:
     ("echo password | sudo -S nosuchcommand", "", 1),
 ])
 def test_sudo_forms(desk: Desktop, line: str, out: str, status: int) -> None:
-    got, err, code = run(desk, line)
+    got, err, code = user(desk, line)
     assert (got, code) == (out, status), err
 
 
 def test_sudo_prompt_option_and_messages(desk: Desktop) -> None:
-    _, err, _ = run(desk, "echo password | sudo -S -p 'pw? ' true")
+    _, err, _ = user(desk, "echo password | sudo -S -p 'pw? ' true")
     assert err == "pw? "
-    _, err, _ = run(desk, "sudo -n true")
+    _, err, _ = user(desk, "sudo -n true")
     assert err == "sudo: a password is required\n"
-    _, err, _ = run(desk, "echo password | sudo -S nosuchcommand")
+    _, err, _ = user(desk, "echo password | sudo -S nosuchcommand")
     assert err.endswith("sudo: nosuchcommand: command not found\n")
 
 
@@ -232,6 +241,13 @@ def test_both_filesystems_answer_the_same(kind: str) -> None:
             fs.close()
             if "dup" in locals() and isinstance(dup, TreeFileSystem):
                 dup.close()
+
+
+def test_setup_commands_have_sudo_as_task_files_expect(desk: Desktop) -> None:
+    out, err, status = run(desk, "sudo mkdir /test && sudo -n id -u && stat -c %U /test")
+    assert (out, status) == ("0\nroot\n", 0), err
+    assert desk.fs.is_dir("/test") and desk.fs.owner("/test") is None  # root's, the default
+    assert user(desk, "sudo -n true")[2] == 1  # only that command line was authorised
 
 
 def test_the_backend_choice() -> None:

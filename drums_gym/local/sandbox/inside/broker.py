@@ -154,8 +154,11 @@ def _serve_host(msg: bytes, fds: list[int]) -> None:
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             fds = [fds[0], slave, slave, slave]
             tty = True
-        pid = _spawn(req["argv"], req["env"], req.get("cwd", "/"), int(req.get("uid", 1000)),
-                     tty, fds[1:4])
+        uid = int(req.get("uid", 1000))
+        pid = _spawn(req["argv"], req["env"], req.get("cwd", "/"), uid, tty, fds[1:4])
+        if req.get("sudo_cached"):  # as after `echo password | sudo -S true` in its session
+            with _lock:
+                _stamps[(uid, pid)] = time.monotonic()
         for fd in set(fds[1:]):
             os.close(fd)
         if master >= 0:
