@@ -80,7 +80,7 @@ def vm_command_line(desktop: Desktop, config: Mapping[str, Any]) -> str:
 def vm_terminal_output(desktop: Desktop, config: Mapping[str, Any]) -> str | None:
     active = desktop.active_window()
     if isinstance(active, PtyTerminalWindow):
-        active.settle(0.0)
+        active.pump()  # what it printed so far (a copy being checked has no shell)
         return active.scrollback_text().rstrip()
     return active.text().rstrip() if isinstance(active, TerminalWindow) else None
 
