@@ -103,6 +103,7 @@ __all__ = [
     "F_SCREEN",
     "F_SCREENSHOT_FORMATS",
     "F_SEED",
+    "F_SHELL",
     "F_SHORT_ID",
     "F_SIZE_BYTES",
     "F_SLOT",
@@ -333,6 +334,7 @@ F_LAST_ACTION = "last_action"
 F_CUT = "cut"  # the action's work ran out of budget: {"kind", "detail"}
 F_ACTION_ERROR = "action_error"  # what stopped Python code (its traceback's last line)
 F_RUNNER = "runner"  # the path an action took: "fast" (plain calls) or "python"
+F_SHELL = "shell"  # the shell backend that did the work: "sandbox" or "simulated"
 F_KIND = "kind"
 F_LOG_T = "t"
 

@@ -264,6 +264,7 @@ class StepResult:
     action_error: str | None = None
     runner: str | None = None
     cut: Cut | None = None
+    shell: str | None = None  # the host's shell backend ("sandbox", "simulated"), if said
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
@@ -274,6 +275,7 @@ class StepResult:
             action_error=_str(data, W.F_ACTION_ERROR),
             runner=_str(data, W.F_RUNNER),
             cut=Cut.from_json(data.get(W.F_CUT)),
+            shell=_str(data, W.F_SHELL),
         )
 
 

@@ -193,6 +193,8 @@ class EpisodeRunner:
                         extra["cut"] = result.cut.to_dict()
                     if result.action_error is not None:
                         extra["action_error"] = result.action_error
+                    if result.shell is not None:
+                        extra["shell"] = result.shell  # which backend ran it
                     if result.episode.status == "invalid":
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:

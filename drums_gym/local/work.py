@@ -49,7 +49,8 @@ def fresh_desktop(
 ) -> Desktop:
     """A new desktop for a slot, before its task's setup: the original one, or with
     ``randomize`` (``{"seed": k}``) varied by that seed (:mod:`.desktop.variation`)."""
-    desktop = Desktop(width=width, height=height, seed=host.faults.seed)
+    desktop = Desktop(width=width, height=height, seed=host.faults.seed,
+                      shell=host.config.shell_backend())
     if randomize is not None:
         vary(desktop, rng_for(randomize[P.F_SEED]))
     return desktop
@@ -125,6 +126,7 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             P.F_CUT: cut,
             P.F_ACTION_ERROR: action_error,
             P.F_RUNNER: entry.get(P.F_RUNNER),
+            P.F_SHELL: desktop.shell,
         }
 
 
@@ -189,6 +191,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
             P.F_EPISODE_ID: episode.id,
             P.F_GATES: [g.public() for g in episode.gates],
             P.F_CUT: cut,
+            P.F_SHELL: desktop.shell,
         }
 
 
@@ -197,6 +200,7 @@ def reset(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) ->
     the same task."""
     with slot.work(host.config.slot_queue) as old:
         slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
+        old.close()
         slot.epoch += 1
         slot.frames.clear()
         slot.episode = host.new_episode(slot.task, slot.episode.number + 1)

@@ -22,6 +22,7 @@ from PIL import Image
 from drums_gym.actions import expand, parse
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.desktop.terminal import TerminalWindow
+from drums_gym.local.desktop.terminal_pty import PtyTerminalWindow
 from drums_gym.local.tasks import (
     BUNDLED,
     CATALOG,
@@ -114,7 +115,8 @@ def test_reconstructed_scripts_are_what_setup_downloads() -> None:
     assert "Reconstructed by drums-gym" in text
     assert d.fs.stat("~/setup.sh").st_mode & 0o777 == 0o775  # chmod +x of a 664 download
     (term,) = [w for w in d.windows if isinstance(w, TerminalWindow)]
-    assert term.session.state.cwd == f"{HOME}/testDir"  # typed `cd testDir` and `clear`
+    cwd = term.shell_cwd() if isinstance(term, PtyTerminalWindow) else term.session.state.cwd
+    assert cwd == f"{HOME}/testDir"  # typed `cd testDir` and `clear`
 
 
 # -- load-time refusals -----------------------------------------------------------
