@@ -17,6 +17,7 @@ from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
 from ..registration import DEFAULT_MAX_STEPS, DefaultMaxSteps
 from ._closing import warn_left_behind
 from ._episode import EpisodeRunner
+from ._start_state import start_state_id
 from ._time_limit import enclosing_time_limits
 
 if TYPE_CHECKING:
@@ -114,6 +115,11 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             gives the same desktop. ``reset(options={"randomize": ...})`` overrides it for
             one reset. Off by default: the task's original desktop. The fork vector env's
             children inherit the parent's desktop, randomized or not.
+
+    ``reset(options={"state": s})`` starts the episode from a saved state instead of the
+    task's initial desktop: ``s`` an id from :meth:`save_state` (or a fork's state), or a
+    :class:`drums_gym.wrappers.StartState`; ``info["start_state"]`` names it (None from the
+    initial desktop).
 
     Example:
         >>> import gymnasium as gym
@@ -235,6 +241,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         self.observation_space = spaces.Box(0, 255, (self.screen[1], self.screen[0], 3), np.uint8)
         self.action_space = action_space()
         self._slot: Slot | None = None
+        self._states: list[str] = []  # saved by save_state(), deleted by close()
         self._runner: EpisodeRunner | None = None
         self._closed = False
 
@@ -272,6 +279,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         outer = enclosing_time_limits(self, sys._getframe(1))
         self._outer_limit = min(outer) if outer else None
         variation = self._variation_seed(seed, options)
+        state = start_state_id((options or {}).get("state"))
         new_episode = self._slot is not None
         if self._slot is None:
             self._slot = self.client.create(
@@ -279,9 +287,22 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             )
         runner = self.episode_runner(self._slot)
         self._runner = runner
-        obs, info = runner.start(new_episode=new_episode, randomize=variation)
-        info.update(task_id=self.task_id, instruction=self.instruction)
+        obs, info = runner.start(new_episode=new_episode, randomize=variation, state=state)
+        info.update(task_id=self.task_id, instruction=self.instruction, start_state=state)
         return obs, info
+
+    def save_state(self) -> str:
+        """Save the desktop as it is now (mid-episode too) as a state; answer its id.
+
+        ``reset(options={"state": id})`` then starts an episode from a copy of it (a new
+        episode: its steps count from 0). The env deletes the states it saved on
+        ``close``; `drums_gym.wrappers.record_states` saves them along a trajectory.
+        """
+        if self._slot is None:
+            raise RuntimeError("call reset() before save_state(): there is no desktop to save")
+        state = self._slot.save_state()
+        self._states.append(state)
+        return state
 
     def _variation_seed(self, seed: int | None, options: dict[str, Any] | None) -> int | None:
         """The seed this reset randomizes the desktop by, or None for the original one."""
@@ -344,7 +365,13 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             return []
         self._closed = True
         slot, self._slot, self._runner = self._slot, None, None
+        states, self._states = self._states, []
         errors: list[DrumsError] = []
+        for state in states if not self._owns_client else ():  # its close deletes them
+            try:
+                self.client.delete_state(state, timeout=max(0.0, deadline - time.monotonic()))
+            except DrumsError as exc:
+                errors.append(exc)
         if self._owns_client:  # it owns the desktop too: its close deletes it
             self.client.close(timeout=max(0.0, deadline - time.monotonic()))
         elif slot is not None:
