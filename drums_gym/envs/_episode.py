@@ -58,6 +58,7 @@ class EpisodeRunner:
     wait_timeout: float = 120.0
     screenshot_format: str = "png"
     accessibility: bool = False  # put the accessibility tree in info["accessibility"]
+    screenshots: bool = True  # False: no frame is fetched, the observation is blank
     failed_reason: str | None = None  # set when there is no desktop behind this runner
     steps: int = 0
     done: bool = False
@@ -68,6 +69,11 @@ class EpisodeRunner:
     # ---------------------------------------------------------------- helpers
     def _observe(self, out: np.ndarray | None = None) -> np.ndarray:
         assert self.slot is not None
+        if not self.screenshots:  # a policy of the accessibility tree: save the frame
+            frame = blank_frame(self.height, self.width) if out is None else out
+            if out is not None:
+                out[...] = 0
+            return frame
         frame = self.slot.observe(format=self.screenshot_format, out=out).array
         self.last_obs = frame
         return frame

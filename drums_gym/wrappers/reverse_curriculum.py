@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
+import numpy as np
 
 from ..outcomes import EpisodeOutcome, rate
 from .start_states import StartState
@@ -110,6 +111,7 @@ class ReverseCurriculum(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstru
         self.episodes = 0
         self._recent: deque[bool] = deque(maxlen=window)
         self._episode_stage: int | None = None
+        self._rng = np.random.default_rng()  # seeded by reset(seed=...)
 
     @property
     def stages(self) -> int:
@@ -120,15 +122,15 @@ class ReverseCurriculum(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstru
         return None if stage == 0 else self.states[stage - 1]
 
     def _pick(self) -> int:
-        if self.replay and self.stage < self.stages and self.np_random.random() < self.replay:
-            return int(self.np_random.integers(self.stage + 1, self.stages + 1))
+        if self.replay and self.stage < self.stages and self._rng.random() < self.replay:
+            return int(self._rng.integers(self.stage + 1, self.stages + 1))
         return self.stage
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         if seed is not None:
-            self._np_random, _ = gym.utils.seeding.np_random(seed)
+            self._rng = np.random.default_rng(seed)
         if options is not None and "state" in options:  # an explicit start: not counted
             self._episode_stage = None
             return self.env.reset(seed=seed, options=options)
