@@ -133,7 +133,7 @@ def warm_start(model: Any, pairs: list[tuple[np.ndarray, int]], updates: int) ->
         model.policy.optimizer.zero_grad()
         loss.backward()
         model.policy.optimizer.step()
-    return float(loss)
+    return float(loss.detach())
 
 
 def write_curve(out: Path, task: str, curve: list[dict[str, Any]], summary: dict[str, Any]) -> None:
@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-at", type=float, default=0.9,
                         help="stop once the last episodes' success rate reaches this")
     parser.add_argument("--out", type=Path, default=None, help="where the curve goes")
-    parser.add_argument("--bc", type=int, default=0, metavar="UPDATES",
+    parser.add_argument("--show", action="store_true",
+                        help="print the actions of each evaluation's episodes")
+    parser.add_argument("--bc", type=int, default=200, metavar="UPDATES",
                         help="warm-start the policy by cloning the demo (0: pure RL)")
     args = parser.parse_args(argv)
     if args.minutes <= 0:
@@ -246,8 +248,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"behaviour cloning: {args.bc} updates on the demo's {len(pairs)} steps "
                   f"(loss {loss:.3f})", flush=True)
 
+        played: list[int] = []  # the last evaluation episode's actions (--show)
+
         def act(obs: Any, info: dict[str, Any]) -> int:
             action, _ = model.predict(obs, deterministic=True)
+            played.append(int(action))
             return int(action)
 
         last: deque[bool] = deque(maxlen=args.last)
@@ -255,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         budget = args.minutes * 60.0
         while True:
             model.learn(total_timesteps=64, reset_num_timesteps=False)
+            played.clear()
             result = evaluate_from_initial(evaluation, act, args.eval_episodes)
             last.extend([True] * result.successes + [False] * (result.valid - result.successes))
             minutes = (time.monotonic() - start) / 60.0
@@ -271,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{point['episodes']:4d}  curriculum stage {curriculum.stage}/"
                   f"{curriculum.stages}  from the initial state {point['initial_success']:.2f} "
                   f"(last {len(last)}: {point['last_success']:.2f})", flush=True)
+            if args.show:
+                print("  played: " + "; ".join(map(evaluation.env.action_meaning, played)))
             done = len(last) == args.last and sum(last) >= args.stop_at * args.last
             if done or time.monotonic() - start >= budget:
                 break

@@ -18,10 +18,11 @@ from drums_gym.wrappers import (
     A11yActions,
     ElementFeatures,
     ElementSlots,
+    _elements,
+    a11y_actions,
     interactive_elements,
     quoted_strings,
 )
-from drums_gym.wrappers import _elements, a11y_actions
 from drums_gym.wrappers.element_features import FEATURES_PER_SLOT
 
 SCREEN = (1024, 768)
