@@ -8,7 +8,10 @@ last of them, moving the start back as the agent succeeds; actions are the scree
 elements (`A11yActions`: a click, double-click or right-click per element slot, DONE and
 FAIL, the demo's keys and typed strings, the instruction's quoted strings) and the
 observation is their feature vector (`ElementFeatures`), the action mask included, which
-the policy here applies to its logits (plain Stable-Baselines3 PPO, MlpPolicy). Every
+the policy here applies to its logits (plain Stable-Baselines3 PPO, MlpPolicy). The demo
+also warm-starts the policy by behaviour cloning (``--bc`` updates, then ``--bc-every``
+after each PPO round, which keeps PPO from unlearning it); ``--bc 0`` is pure RL from
+the curriculum alone. Every
 evaluation runs the deterministic policy from the task's initial state on a second
 desktop and prints a line; the last line is the success rate over the last evaluation
 episodes. The curve is written as JSON, CSV and (with matplotlib, the ``[learn]`` extra)
@@ -181,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-at", type=float, default=0.9,
                         help="stop once the last episodes' success rate reaches this")
     parser.add_argument("--out", type=Path, default=None, help="where the curve goes")
+    parser.add_argument("--bc-every", type=int, default=10, metavar="UPDATES",
+                        help="behaviour-cloning updates after each PPO round (with --bc)")
     parser.add_argument("--show", action="store_true",
                         help="print the actions of each evaluation's episodes")
     parser.add_argument("--bc", type=int, default=200, metavar="UPDATES",
@@ -260,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         budget = args.minutes * 60.0
         while True:
             model.learn(total_timesteps=64, reset_num_timesteps=False)
+            if args.bc and args.bc_every:  # keep the demo in the policy as PPO moves it
+                warm_start(model, pairs, args.bc_every)
             played.clear()
             result = evaluate_from_initial(evaluation, act, args.eval_episodes)
             last.extend([True] * result.successes + [False] * (result.valid - result.successes))
