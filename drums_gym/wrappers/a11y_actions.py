@@ -133,17 +133,19 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
             self, slots=slots if isinstance(slots, int) else registry.size, kinds=tuple(kinds),
             words=tuple(words), keys=tuple(keys), texts=tuple(texts), codes=tuple(codes),
         )
-        gym.Wrapper.__init__(self, env)
+        gym.Wrapper.__init__(self, env)  # type: ignore[misc]  # its action type is ours
+        self._inner: gym.Env[Any, str] = env  # takes the pyautogui strings
         self.slots = registry
         self.kinds: tuple[str, ...] = tuple(kinds)
         self.texts: tuple[str, ...] = tuple(texts)
         self.fixed_codes: tuple[str, ...] = tuple(code for code, _ in fixed)
         self._fixed_meanings = tuple(meaning for _, meaning in fixed)
         self.n_element_actions = len(self.kinds) * registry.size
-        self.action_space = spaces.Discrete(self.n_element_actions + len(fixed))
+        self.n_actions = self.n_element_actions + len(fixed)
+        self.action_space = spaces.Discrete(self.n_actions)
         self._elements: list[Element] = []  # on the current screen, in drawing order
         self.placed: list[Element | None] = [None] * registry.size  # by slot
-        self._mask = np.zeros(int(self.action_space.n), dtype=bool)
+        self._mask = np.zeros(self.n_actions, dtype=np.bool_)
 
     # ------------------------------------------------------------------ the screen
     def _see(self, info: dict[str, Any]) -> dict[str, Any]:
@@ -160,7 +162,7 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
         else:
             self._elements = interactive_elements(tree)
             self.placed = self.slots.place(self._elements)
-        mask = np.zeros(int(self.action_space.n), dtype=bool)
+        mask = np.zeros(self.n_actions, dtype=np.bool_)
         present = np.array([e is not None for e in self.placed], dtype=bool)
         for k in range(len(self.kinds)):
             mask[k * self.slots.size:(k + 1) * self.slots.size] = present
@@ -177,7 +179,7 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info = self._inner.reset(seed=seed, options=options)
         return obs, self._see(info)
 
     def step(
@@ -185,14 +187,14 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
     ) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         index = self._index(action)
         code = self.code(index)
-        obs, reward, terminated, truncated, info = self.env.step(code or "WAIT")
+        obs, reward, terminated, truncated, info = self._inner.step(code or "WAIT")
         info = self._see(info)
         info["masked_action"] = code is None
         return obs, reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ the table
     def _index(self, action: Any) -> int:
-        n = int(self.action_space.n)
+        n = self.n_actions
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

@@ -61,7 +61,8 @@ class ElementFeatures(
         self._texts = tuple(t.strip() for t in actions.texts if t.strip())
         size = actions.slots.size * FEATURES_PER_SLOT
         if with_mask:
-            size += int(actions.action_space.n)
+            size += actions.n_actions
+        self.size = size
         self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
 
     def _slot_features(self, element: Element, out: np.ndarray) -> None:
@@ -79,12 +80,12 @@ class ElementFeatures(
 
     def observation(self, observation: Any) -> np.ndarray:
         """The feature vector of the current screen (``observation`` itself is dropped)."""
-        vector = np.zeros(self.observation_space.shape, dtype=np.float32)
+        vector = np.zeros(self.size, dtype=np.float32)
         for slot, element in enumerate(self._actions.placed):
             if element is not None:
                 start = slot * FEATURES_PER_SLOT
                 self._slot_features(element, vector[start:start + FEATURES_PER_SLOT])
         if self.with_mask:
-            n = int(self._actions.action_space.n)
+            n = self._actions.n_actions
             vector[-n:] = self._actions.action_masks()
         return vector

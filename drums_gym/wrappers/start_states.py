@@ -30,7 +30,7 @@ def _saver(env: gym.Env[Any, Any]) -> Callable[[], str]:
     save = getattr(env.unwrapped, "save_state", None)
     if not callable(save):
         raise ValueError(f"record_states needs a Drums env (with save_state()), got {env}")
-    return save  # type: ignore[no-any-return]
+    return save
 
 
 def record_states(
@@ -60,7 +60,7 @@ def record_states(
     if at is not None and not all(isinstance(k, int) and k >= 1 for k in at):
         raise ValueError(f"at must be step counts (ints >= 1), got {at!r}")
     policy = actions if callable(actions) else None
-    planned = None if policy is not None else list(actions)
+    planned = None if callable(actions) else list(actions)
     obs, info = env.reset(options=reset_options)
     taken: list[Any] = []
     saved: list[tuple[str, int]] = []

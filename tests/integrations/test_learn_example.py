@@ -27,6 +27,7 @@ def load_example() -> Any:
     return module
 
 
+@pytest.mark.timeout(600)  # one PPO round and one evaluation: slow only on a loaded machine
 def test_learn_prints_its_curve_and_writes_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
