@@ -192,3 +192,16 @@ def test_needs_the_tree_and_checks_arguments(client: Client) -> None:
                 A11yActions(base, **kwargs)
     finally:
         env.close()
+
+
+def test_screenshots_off_gives_blank_frames_and_the_tree(client: Client) -> None:
+    env = make(client, slots=32)
+    try:
+        obs, info = env.reset()
+        assert obs.shape == (SCREEN[1], SCREEN[0], 3) and not obs.any()
+        assert info["accessibility"]["role"] == "desktop-frame"
+        obs, _, _, _, info = env.step(action(env, "double_click", "icon", ICON))
+        assert not obs.any() and a11y.frame(tree_of(info), ICON)
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
