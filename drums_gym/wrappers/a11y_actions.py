@@ -65,6 +65,17 @@ def _checked_code(code: str) -> str:
     return code
 
 
+def _written(codes: Sequence[str]) -> list[str]:
+    """The strings the ``pyautogui.write`` calls of ``codes`` type."""
+    found: list[str] = []
+    for code in codes:
+        for action in parse(code):
+            message = dict(action.args).get("message") if action.name == "write" else None
+            if isinstance(message, str) and message:
+                found.append(message)
+    return found
+
+
 class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.RecordConstructorArgs):
     """Integer actions on the screen's interactive elements, plus fixed ones.
 
@@ -138,6 +149,8 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
         self.slots = registry
         self.kinds: tuple[str, ...] = tuple(kinds)
         self.texts: tuple[str, ...] = tuple(texts)
+        #: every string a fixed action types (``texts`` and the writes in ``codes``)
+        self.typed: tuple[str, ...] = tuple(dict.fromkeys([*texts, *_written(codes)]))
         self.fixed_codes: tuple[str, ...] = tuple(code for code, _ in fixed)
         self._fixed_meanings = tuple(meaning for _, meaning in fixed)
         self.n_element_actions = len(self.kinds) * registry.size

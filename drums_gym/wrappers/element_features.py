@@ -37,7 +37,8 @@ class ElementFeatures(
 
     Per slot, :data:`FEATURES_PER_SLOT` numbers: 1 if an element is in the slot on this
     screen, its role one-hot (:data:`INTERACTIVE_ROLES`), its states (:data:`SLOT_STATES`),
-    1 if its text or name holds one of the wrapper's ``texts`` (what was typed shows), and
+    1 if its text or name holds a line of what the wrapper's actions type (``texts`` and
+    the ``pyautogui.write`` strings of ``codes``: what was typed shows), and
     its centre as fractions of the screen. With ``with_mask``, the action mask follows (a
     policy can mask its logits with the last ``action_space.n`` numbers).
 
@@ -58,7 +59,10 @@ class ElementFeatures(
         self._actions = actions
         self.with_mask = with_mask
         self.screen = screen_of(env)
-        self._texts = tuple(t.strip() for t in actions.texts if t.strip())
+        # what was typed shows as a line of an entry's or a terminal's text
+        self._texts = tuple(
+            line.strip() for t in actions.typed for line in t.splitlines() if line.strip()
+        )
         size = actions.slots.size * FEATURES_PER_SLOT
         if with_mask:
             size += actions.n_actions

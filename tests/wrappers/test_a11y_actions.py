@@ -205,3 +205,23 @@ def test_screenshots_off_gives_blank_frames_and_the_tree(client: Client) -> None
         assert env.observation_space.contains(obs)
     finally:
         env.close()
+
+
+def test_typed_command_shows_in_the_features(client: Client) -> None:
+    """A terminal task's command, typed by a code, sets its slot's text feature: the state
+    before and after typing differ (else a policy could not tell them apart)."""
+    command = "echo hi > ~/out.txt"
+    base = DrumsDesktopEnv("5ced85fc", client=client, screen=SCREEN, accessibility=True,
+                           screenshots=False, wait_s=0.0)
+    code = f"pyautogui.write({command + chr(10)!r})"
+    env = ElementFeatures(A11yActions(base, slots=32, codes=(code,)))
+    try:
+        inner = env.env
+        assert isinstance(inner, A11yActions) and inner.typed == (command + "\n",)
+        before, _ = env.reset()
+        after, *_ = env.step(fixed(inner, code))
+        slot = next(s for s, e in enumerate(inner.placed) if e is not None and e.role == "terminal")
+        match = slot * FEATURES_PER_SLOT + 1 + len(INTERACTIVE_ROLES) + 4
+        assert (before[match], after[match]) == (0.0, 1.0)
+    finally:
+        env.close()
