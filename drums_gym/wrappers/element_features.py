@@ -20,6 +20,10 @@ SLOT_STATES: tuple[str, ...] = ("selected", "focused", "checked", "sensitive")
 FEATURES_PER_SLOT = 1 + len(INTERACTIVE_ROLES) + len(SLOT_STATES) + 1 + 2
 
 
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
 def _find_actions(env: gym.Env[Any, Any]) -> A11yActions:
     inner: Any = env
     while isinstance(inner, gym.Wrapper):
@@ -60,8 +64,9 @@ class ElementFeatures(
         self.with_mask = with_mask
         self.screen = screen_of(env)
         # what was typed shows as a line of an entry's or a terminal's text
+        # (whitespace left out: a terminal wraps a long command over several lines)
         self._texts = tuple(
-            line.strip() for t in actions.typed for line in t.splitlines() if line.strip()
+            _squeeze(line) for t in actions.typed for line in t.splitlines() if line.strip()
         )
         size = actions.slots.size * FEATURES_PER_SLOT
         if with_mask:
@@ -76,7 +81,7 @@ class ElementFeatures(
         for i, state in enumerate(SLOT_STATES):
             out[base + i] = float(state in element.states)
         base += len(SLOT_STATES)
-        shown = f"{element.name}\n{element.text}"
+        shown = _squeeze(f"{element.name}{element.text}")
         out[base] = float(any(t in shown for t in self._texts))
         width, height = self.screen
         out[base + 1] = min(1.0, max(0.0, element.center[0] / width))

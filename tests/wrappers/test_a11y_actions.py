@@ -210,7 +210,7 @@ def test_screenshots_off_gives_blank_frames_and_the_tree(client: Client) -> None
 def test_typed_command_shows_in_the_features(client: Client) -> None:
     """A terminal task's command, typed by a code, sets its slot's text feature: the state
     before and after typing differ (else a policy could not tell them apart)."""
-    command = "echo hi > ~/out.txt"
+    command = "echo " + "a long line the terminal wraps " * 5 + "> ~/out.txt"
     base = DrumsDesktopEnv("5ced85fc", client=client, screen=SCREEN, accessibility=True,
                            screenshots=False, wait_s=0.0)
     code = f"pyautogui.write({command + chr(10)!r})"
