@@ -439,12 +439,21 @@ def randomize_field(seed: Any) -> dict[str, int]:
     return {W.F_SEED: int(seed)}
 
 
-def reset(slot_id: str, randomize: int | None = None) -> Op[tuple[SlotInfo, Episode]]:
+def reset(
+    slot_id: str, randomize: int | None = None, state: str | None = None
+) -> Op[tuple[SlotInfo, Episode]]:
     """Start a new episode from the task's image (varied by the seed ``randomize`` on a host
-    that offers it); the slot as the host answers it, and the new episode."""
+    that offers it), or from the saved state ``state``; the slot as the host answers it,
+    and the new episode."""
     path = W.slot_reset_path(slot_id)
-    fields = None if randomize is None else {W.F_RANDOMIZE: randomize_field(randomize)}
-    info = SlotInfo.from_json((yield Call("POST", path, json=fields, replayable=True)))
+    if state is not None and (not isinstance(state, str) or not state):
+        raise ValueError(f"state must be a saved state's id or None, got {state!r}")
+    fields: dict[str, Any] = {}
+    if randomize is not None:
+        fields[W.F_RANDOMIZE] = randomize_field(randomize)
+    if state is not None:
+        fields[W.F_STATE] = state
+    info = SlotInfo.from_json((yield Call("POST", path, json=fields or None, replayable=True)))
     if info.episode is None:
         raise ProtocolError(f"POST {path}: no episode in the reply")
     return info, info.episode
@@ -547,6 +556,24 @@ def fork(
             failed=failed,
         )
     return group
+
+
+def save_state(ledger: Ledger, slot_id: str) -> Op[str]:
+    """Save the slot's desktop as a state with no children (a branch of ``n = 0``); own it
+    (the client's close deletes it). Answers the state's id."""
+    path = W.slot_branch_path(slot_id)
+    body = {W.F_N: 0, W.F_DELETE_STATE_WITH_CHILDREN: False}
+    key = uuid.uuid4().hex
+    try:
+        reply = yield Call("POST", path, json=body, idempotency_key=key)
+        state = reply.get(W.F_STATE)
+        if not isinstance(state, str):
+            raise ProtocolError(f"POST {path}: the reply lacks 'state'")
+        ledger.own_state(state)
+    except BaseException as exc:  # interrupted or unknown: close() settles it by its key
+        ledger.unsettled("branch", path, body, key, exc)
+        raise
+    return state
 
 
 def _own_reply(ledger: Ledger, kind: str, reply: Mapping[str, Any]) -> None:

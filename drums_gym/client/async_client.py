@@ -253,11 +253,15 @@ class AsyncSlot(SlotBase):
         """Judge the episode, waiting for a pending one's gates first (`Slot.verify`)."""
         return await self._http.run(_ops.verify(self.id, strict, timeout))
 
-    async def reset(self, randomize: int | None = None) -> M.Episode:
-        """Start a new episode from the task's image (`Slot.reset`); answers it (pending:
-        `wait_valid`)."""
-        self._info, episode = await self._http.run(_ops.reset(self.id, randomize))
+    async def reset(self, randomize: int | None = None, state: str | None = None) -> M.Episode:
+        """Start a new episode from the task's image, or from the saved state ``state``
+        (`Slot.reset`); answers it (pending: `wait_valid`)."""
+        self._info, episode = await self._http.run(_ops.reset(self.id, randomize, state))
         return episode
+
+    async def save_state(self) -> str:
+        """Save this desktop as a state with no children (`Slot.save_state`); its id."""
+        return await self._http.run(_ops.save_state(self._session, self.id))
 
     async def extend(self, ttl: float) -> SlotInfo:
         """Make the lease end `ttl` seconds from now; answers the updated slot."""

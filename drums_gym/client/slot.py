@@ -125,15 +125,24 @@ class Slot(SlotBase):
         """
         return self._http.run(_ops.verify(self.id, strict, timeout))
 
-    def reset(self, randomize: int | None = None) -> Episode:
+    def reset(self, randomize: int | None = None, state: str | None = None) -> Episode:
         """Start a new episode from the task's image; answers it (pending: `wait_valid`).
 
         With ``randomize`` (a seed), the local host varies the fresh desktop by it: icon
         placement, window offset, wallpaper, clock, dates of files the task does not test
-        (the same seed, the same desktop; a host without the option ignores it).
+        (the same seed, the same desktop; a host without the option ignores it). With
+        ``state`` (an id from `save_state` or `fork`), the episode starts from a copy of
+        that saved state's desktop instead (the local host's extension: 404 for an unknown
+        state, 409 for one of another task or screen size).
         """
-        self._info, episode = self._http.run(_ops.reset(self.id, randomize))
+        self._info, episode = self._http.run(_ops.reset(self.id, randomize, state))
         return episode
+
+    def save_state(self) -> str:
+        """Save this desktop as a state with no children (a branch of ``n = 0``) and answer
+        its id: a start point for `reset(state=...)` (the local host's extension). The
+        client owns it: `Client.delete_state` or the client's close deletes it."""
+        return self._http.run(_ops.save_state(self._session, self.id))
 
     def extend(self, ttl: float) -> SlotInfo:
         """Make the lease end `ttl` seconds from now; answers the updated slot."""

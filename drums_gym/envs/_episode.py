@@ -18,7 +18,7 @@ import numpy as np
 from ..actions import ActionError as CodeError
 from ..actions import computer13, parse_control
 from ..client import DrumsError, Slot
-from ..client.errors import ActionError, Conflict, InvalidRequest
+from ..client.errors import ActionError, Conflict, InvalidRequest, NotFound
 
 __all__ = ["EpisodeRunner", "StepOutcome", "Verdict", "blank_frame"]
 
@@ -89,6 +89,7 @@ class EpisodeRunner:
     wait_timeout: float = 120.0
     screenshot_format: str = "png"
     accessibility: bool = False  # put the accessibility tree in info["accessibility"]
+    screenshots: bool = True  # False: no frame is fetched, the observation is blank
     failed_reason: str | None = None  # set when there is no desktop behind this runner
     steps: int = 0
     done: bool = False
@@ -101,6 +102,11 @@ class EpisodeRunner:
     # ---------------------------------------------------------------- helpers
     def _observe(self, out: np.ndarray | None = None) -> np.ndarray:
         assert self.slot is not None
+        if not self.screenshots:  # a policy of the accessibility tree: save the frame
+            frame = blank_frame(self.height, self.width) if out is None else out
+            if out is not None:
+                out[...] = 0
+            return frame
         frame = self.slot.observe(format=self.screenshot_format, out=out).array
         self.last_obs = frame
         return frame
@@ -131,18 +137,24 @@ class EpisodeRunner:
 
     # ---------------------------------------------------------------- episode
     def start(
-        self, *, new_episode: bool, randomize: int | None = None
+        self, *, new_episode: bool, randomize: int | None = None, state: str | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Begin an episode (resetting the desktop when ``new_episode``, varied by the seed
-        ``randomize`` when given); wait until it is no longer pending; return the first
-        frame and the episode's info."""
+        ``randomize`` when given, or to the saved state ``state``); wait until it is no
+        longer pending; return the first frame and the episode's info. An unknown state, or
+        one of another task or screen, is the caller's mistake: ValueError."""
         self.steps, self.done, self.valid, self.invalid_reason = 0, False, True, None
         self.last_obs, self.verdict = None, None
         if self.slot is None:
             self._flag(self.failed_reason or FORK_FAILED)
             return self._last_frame(), self._info(slot_id=None, episode_id=None, gates=[])
         try:
-            if new_episode:
+            if state is not None:
+                try:
+                    self.slot.reset(state=state)
+                except (NotFound, Conflict) as exc:
+                    raise ValueError(f"cannot start from state {state!r}: {exc}") from exc
+            elif new_episode:
                 self.slot.reset(randomize=randomize)
             episode = self.slot.wait_episode(timeout=self.wait_timeout)
             if episode.status != "valid":

@@ -17,6 +17,7 @@ from ..client import Client, DrumsError, NotFound, Slot, Unauthorized, connect
 from ..registration import DEFAULT_MAX_STEPS
 from ._closing import warn_left_behind
 from ._episode import EpisodeRunner, Verdict
+from ._start_state import start_state_id
 
 if TYPE_CHECKING:
     from .vector import DrumsForkVectorEnv
@@ -119,6 +120,14 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             gives the same desktop. ``reset(options={"randomize": ...})`` overrides it for
             one reset. Off by default: the task's original desktop. The fork vector env's
             children inherit the parent's desktop, randomized or not.
+        screenshots: fetch a frame at every reset and step (the default). False: the
+            observation is a blank (black) frame and no frame is fetched: for policies of
+            the accessibility tree (``accessibility=True``), whose steps it makes faster.
+
+    ``reset(options={"state": s})`` starts the episode from a saved state instead of the
+    task's initial desktop: ``s`` an id from :meth:`save_state` (or a fork's state), or a
+    :class:`drums_gym.wrappers.StartState`; ``info["start_state"]`` names it (None from the
+    initial desktop).
 
     Example:
         >>> import gymnasium as gym
@@ -152,6 +161,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         screenshot_format: str = "auto",
         accessibility: bool = False,
         randomize: bool = False,
+        screenshots: bool = True,
     ) -> None:
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a task id string, got {task!r}")
@@ -189,6 +199,8 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             )
         if not isinstance(randomize, bool):
             raise ValueError(f"randomize must be True or False, got {randomize!r}")
+        if not isinstance(screenshots, bool):
+            raise ValueError(f"screenshots must be True or False, got {screenshots!r}")
         if client is not None and (url is not None or token is not None):
             raise ValueError("pass either client or url/token, not both")
 
@@ -235,10 +247,12 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             else screenshot_format
         )
         self._accessibility = bool(accessibility)
+        self._screenshots = screenshots
         self.randomize = randomize
         self.observation_space = spaces.Box(0, 255, (self.screen[1], self.screen[0], 3), np.uint8)
         self.action_space = action_space()
         self._slot: Slot | None = None
+        self._states: list[str] = []  # saved by save_state(), deleted by close()
         self._runner: EpisodeRunner | None = None
         self._closed = False
 
@@ -262,6 +276,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
         if self._closed:
             raise RuntimeError("the env is closed")
         variation = self._variation_seed(seed, options)
+        state = start_state_id((options or {}).get("state"))
         new_episode = self._slot is not None
         if self._slot is None:
             self._slot = self.client.create(
@@ -269,9 +284,22 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             )
         runner = self.episode_runner(self._slot)
         self._runner = runner
-        obs, info = runner.start(new_episode=new_episode, randomize=variation)
-        info.update(task_id=self.task_id, instruction=self.instruction)
+        obs, info = runner.start(new_episode=new_episode, randomize=variation, state=state)
+        info.update(task_id=self.task_id, instruction=self.instruction, start_state=state)
         return obs, info
+
+    def save_state(self) -> str:
+        """Save the desktop as it is now (mid-episode too) as a state; answer its id.
+
+        ``reset(options={"state": id})`` then starts an episode from a copy of it (a new
+        episode: its steps count from 0). The env deletes the states it saved on
+        ``close``; `drums_gym.wrappers.record_states` saves them along a trajectory.
+        """
+        if self._slot is None:
+            raise RuntimeError("call reset() before save_state(): there is no desktop to save")
+        state = self._slot.save_state()
+        self._states.append(state)
+        return state
 
     def _variation_seed(self, seed: int | None, options: dict[str, Any] | None) -> int | None:
         """The seed this reset randomizes the desktop by, or None for the original one."""
@@ -317,6 +345,7 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             wait_timeout=self._wait_timeout,
             screenshot_format=self._format,
             accessibility=self._accessibility,
+            screenshots=self._screenshots,
             failed_reason=failed_reason,
         )
 
@@ -355,7 +384,13 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             return []
         self._closed = True
         slot, self._slot, self._runner = self._slot, None, None
+        states, self._states = self._states, []
         errors: list[DrumsError] = []
+        for state in states if not self._owns_client else ():  # its close deletes them
+            try:
+                self.client.delete_state(state, timeout=max(0.0, deadline - time.monotonic()))
+            except DrumsError as exc:
+                errors.append(exc)
         if self._owns_client:  # it owns the desktop too: its close deletes it
             self.client.close(timeout=max(0.0, deadline - time.monotonic()))
         elif slot is not None:

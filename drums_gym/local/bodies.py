@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
 
 from .. import protocol as P
 from ..actions.limits import MAX_CODE_CHARS
@@ -61,6 +69,14 @@ class Randomize(_Body):
 class ResetBody(_Body):
     randomize: Randomize | None = Field(
         None, description="Randomize the fresh desktop (default: the task's original desktop)"
+    )
+    state: StrictStr | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="Start the episode from this saved state of the workspace (of the same "
+        "task and screen) instead of the task's initial desktop; its setup does not run again",
+        examples=["st_0b6f3e2d1c4a"],
     )
 
 
@@ -115,7 +131,10 @@ def body_models(config: HostConfig) -> BodyModels:
 
     class Branch(_Body):
         n: StrictInt = Field(
-            ..., ge=1, le=config.fork_limit, description="How many children (1 to the fork limit)"
+            ...,
+            ge=0,
+            le=config.fork_limit,
+            description="How many children (0 to the fork limit; 0 only saves the state)",
         )
         delete_state_with_children: StrictBool = Field(
             False, description="Delete the saved state when its last child is deleted"

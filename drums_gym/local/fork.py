@@ -13,13 +13,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
-from .errors import not_found
+from .errors import conflict, not_found
 from .slots import SavedState, Slot
 
 if TYPE_CHECKING:
+    from .desktop import Desktop
     from .host import Host
 
-__all__ = ["branch", "delete_state", "get_state", "list_states"]
+__all__ = ["branch", "delete_state", "get_state", "list_states", "start_desktop"]
 
 
 def branch(
@@ -89,6 +90,32 @@ def branch(
             return {P.F_STATE: state.id, P.F_CHILDREN: replies}
 
     return store.run(key, fingerprint, make)
+
+
+def start_desktop(host: Host, slot: Slot, state_id: str) -> Desktop:
+    """The desktop of the saved state ``state_id`` that ``slot`` may reset to: 404 when the
+    workspace has no such state, 409 when it was saved from another task or screen size."""
+    with host._lock:
+        ws = host.ws(slot.workspace)
+        state = ws.states.get(state_id) if ws else None
+        if state is None:
+            raise not_found("state", state_id)
+        if state.task.id != slot.task.id:
+            raise conflict(
+                f"state {state_id} was saved from task {state.task.id[:8]}, "
+                f"not this slot's task {slot.task.id[:8]}",
+                {P.F_STATE: state_id},
+            )
+        state.touch()  # a state in use is not idle
+        desktop = state.desktop
+    size = (desktop.width, desktop.height)
+    if size != (slot.desktop.width, slot.desktop.height):
+        raise conflict(
+            f"state {state_id} is a {size[0]}x{size[1]} desktop, this slot's is "
+            f"{slot.desktop.width}x{slot.desktop.height}",
+            {P.F_STATE: state_id},
+        )
+    return desktop
 
 
 def list_states(host: Host, workspace: str) -> list[dict[str, Any]]:

@@ -244,7 +244,11 @@ class Host:
         self, workspace: str, slot_id: str, body: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         randomize = (body or {}).get(P.F_RANDOMIZE)
-        return work.reset(self, self.slot(workspace, slot_id), randomize)
+        slot = self.slot(workspace, slot_id)
+        state_id = (body or {}).get(P.F_STATE)
+        if state_id is None:
+            return work.reset(self, slot, randomize)
+        return work.reset(self, slot, randomize, start=fork.start_desktop(self, slot, state_id))
 
     # ------------------------------------------------------------------ fork, saved states
     def branch(

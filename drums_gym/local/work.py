@@ -195,14 +195,24 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
         }
 
 
-def reset(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def reset(
+    host: Host,
+    slot: Slot,
+    randomize: Mapping[str, Any] | None = None,
+    start: Desktop | None = None,
+) -> dict[str, Any]:
     """A fresh desktop (varied by ``randomize``, see `fresh_desktop`) and a new episode of
-    the same task."""
+    the same task; with ``start`` (a saved state's desktop, already set up), a copy of it
+    instead, as a fork child starts from one."""
     with slot.work(host.config.slot_queue) as old:
-        slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
+        if start is None:
+            slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
+        else:
+            slot.desktop = start.clone()
         old.close()
         slot.epoch += 1
         slot.frames.clear()
         slot.episode = host.new_episode(slot.task, slot.episode.number + 1)
-        setup(host, slot)
+        if start is None:
+            setup(host, slot)
         return slot.public()

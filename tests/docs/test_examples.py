@@ -42,7 +42,8 @@ def run_example(name: str, *args: str, url: str | None = None) -> str:
 
 
 def test_every_example_is_tested():
-    tested = {"group_rollouts.py", "vector_eval.py", "llm_policy.py"}
+    # learn.py needs stable-baselines3: tests/integrations/test_learn_example.py runs it
+    tested = {"group_rollouts.py", "vector_eval.py", "llm_policy.py", "learn.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 

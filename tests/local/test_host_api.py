@@ -237,7 +237,7 @@ def test_fork_limits(make_host):
         parent = create(http)["id"]
         body = error(http.post(f"/v1/slots/{parent}/branch", json={"n": 9}), 422, "invalid_request")
         assert body["details"]["field"] == "n"
-        error(http.post(f"/v1/slots/{parent}/branch", json={"n": 0}), 422, "invalid_request")
+        error(http.post(f"/v1/slots/{parent}/branch", json={"n": -1}), 422, "invalid_request")
         error(http.post(f"/v1/slots/{parent}/branch", json={"n": "2"}), 422, "invalid_request")
         body = error(http.post(f"/v1/slots/{parent}/branch", json={"n": 4}), 403, "quota_exceeded")
         assert body["details"]["limit"] == 4
