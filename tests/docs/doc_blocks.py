@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 RUNNABLE = ("python", "sh", "bash")
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
-_MARK = re.compile(r"<!--\s*(not run:\s*(.+?)|output)\s*-->\s*$")
+_MARK = re.compile(r"<!--\s*(not run:\s*(.+?)|output|snippet:\s*(\S+))\s*-->\s*$")
+#: a ``<!-- snippet: NAME -->`` block needs an extra: the integrations venv runs it by name
+SNIPPET_RUNNER = "run by tests/integrations/test_integration_snippets.py (needs its extra)"
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,12 @@ def blocks(page: Path) -> list[Block]:
     for match in _FENCE.finditer(text):
         before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         mark = _MARK.search(before)
-        reason = None if mark is None else (mark.group(2) or "output")
+        if mark is None:
+            reason = None
+        elif mark.group(3):
+            reason = SNIPPET_RUNNER
+        else:
+            reason = mark.group(2) or "output"
         line = text.count("\n", 0, match.start()) + 1
         out.append(Block(page.name, line, match.group(1), match.group(2), reason))
     return out
