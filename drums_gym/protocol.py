@@ -101,6 +101,7 @@ __all__ = [
     "F_SCREEN",
     "F_SCREENSHOT_FORMATS",
     "F_SEED",
+    "F_SHELL",
     "F_SHORT_ID",
     "F_SIZE_BYTES",
     "F_SLOT",
@@ -329,6 +330,7 @@ F_CODE = "code"
 F_APPLIED = "applied"
 F_LAST_ACTION = "last_action"
 F_CUT = "cut"  # the action's work ran out of budget: {"kind", "detail"}
+F_SHELL = "shell"  # the shell backend that did the work: "sandbox" or "simulated"
 F_KIND = "kind"
 F_LOG_T = "t"
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from .._loop import PolicyWarning
 from .._version import __version__
-from . import evaluate, report, rollout, serve, tasks
+from . import doctor, evaluate, report, rollout, serve, tasks
 
 __all__ = ["main"]
 
 #: subcommand modules; each has ``add_parser(subparsers)`` and ``run(args) -> int``
-COMMANDS = [serve, tasks, rollout, evaluate, report]
+COMMANDS = [serve, tasks, rollout, evaluate, report, doctor]
 
 
 def build_parser() -> argparse.ArgumentParser:

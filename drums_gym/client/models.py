@@ -235,6 +235,7 @@ class StepResult:
 
     applied: int
     episode: Episode
+    shell: str | None = None  # the host's shell backend ("sandbox", "simulated"), if said
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
@@ -242,6 +243,7 @@ class StepResult:
         return cls(
             applied=_int(data, W.F_APPLIED, 0) or 0,
             episode=Episode.from_json(data.get(W.F_EPISODE)),
+            shell=_str(data, W.F_SHELL),
         )
 
 

@@ -158,6 +158,8 @@ class EpisodeRunner:
                 terminated = control in ("DONE", "FAIL")
                 try:
                     result = self.slot.step(action)
+                    if result.shell is not None:
+                        extra["shell"] = result.shell  # which backend ran it
                     if result.episode.status == "invalid":
                         self._flag(result.episode.invalid_reason or "invalid")
                 except ActionError as exc:

@@ -64,8 +64,9 @@ def suite_summary(
     total: int,
     finals: Iterable[Mapping[str, Any]],
 ) -> dict[str, Any]:
-    """``summary.json``: ``{"args", "done", "total", "overall", "tasks": {short: STATS}}``
-    with one entry per task of the plan (in plan order), from the final records."""
+    """``summary.json``: ``{"args", "done", "total", "overall", "tasks": {short: STATS},
+    "shell"}`` with one entry per task of the plan (in plan order), from the final records;
+    ``shell`` lists the hosts' shell backends that produced them (``["sandbox"]``...)."""
     done = list(finals)
     by_task: dict[str, list[Mapping[str, Any]]] = {t: [] for t in tasks}
     for record in done:
@@ -76,4 +77,5 @@ def suite_summary(
         "total": total,
         "overall": suite_stats(done),
         "tasks": {task[:8]: suite_stats(rs) for task, rs in by_task.items()},
+        "shell": sorted({str(r["shell"]) for r in done if r.get("shell")}),
     }

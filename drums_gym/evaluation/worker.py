@@ -58,6 +58,7 @@ def attempt_record(
     success_threshold: float = 1.0,
     extra: Mapping[str, Any] | None = None,
     record: str | None = None,
+    shell: str | None = None,
 ) -> dict[str, Any]:
     """One line of ``episodes.jsonl`` (the suite schema's fields, in its order)."""
     step_time = float(timings.get("action", 0.0)) + float(timings.get("observe", 0.0))
@@ -83,6 +84,8 @@ def attempt_record(
         "record": record,
         "final": outcome.valid or last,
     }
+    if shell is not None:
+        line["shell"] = shell  # the host's shell backend: how the result was obtained
     for key, value in (extra or {}).items():
         if key in POLICY_FIGURES and isinstance(value, (int, float)) and math.isfinite(value):
             line[key] = value
@@ -158,6 +161,7 @@ class SuiteWorker:
         timings = {"action": 0.0, "observe": 0.0, "verify": 0.0}
         steps = errors = 0
         reward = 0.0
+        shell: Any = None
         try:
             try:
                 obs, info = env.reset(seed=item.seed)
@@ -179,6 +183,7 @@ class SuiteWorker:
                         if key in timings:
                             timings[key] += float(seconds or 0.0)
                     ended = bool(terminated or truncated)
+                    shell = info.get("shell", shell)
                 outcome = EpisodeOutcome.from_info(info, float(reward))
             except DrumsError as exc:
                 if isinstance(exc, TransportError):
@@ -213,6 +218,7 @@ class SuiteWorker:
             finished_at=time.time(),
             success_threshold=self.success_threshold,
             extra=stats() if callable(stats) else None,
+            shell=shell if isinstance(shell, str) else None,
             record=folder,
         )
 

@@ -105,6 +105,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     allowed = tuple(t.encode() for t in tokens)
     models = body_models(host.config)
     CreateSlot, Branch, LeaseBody = models.create, models.branch, models.lease
+    shell = host.config.shell_backend()  # probed once: a bad DRUMS_LOCAL_SHELL fails here
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -156,7 +157,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
 
     @app.get(P.HEALTHZ, tags=["host"])
     async def healthz() -> dict[str, Any]:
-        return {P.F_OK: True}
+        return {P.F_OK: True, P.F_SHELL: shell}
 
     @app.get(P.HOST, tags=["host"])
     def host_info(ws: Workspace) -> dict[str, Any]:

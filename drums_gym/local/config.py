@@ -51,9 +51,12 @@ KNOBS: tuple[Knob, ...] = tuple(
         ("workspace_idle_s", "workspace-idle", "seconds an empty workspace is kept"),
         ("idempotency_keys", "idempotency-keys", "idempotency records per workspace"),
         ("deleted_records", "deleted-records", "deleted-slot records per workspace"),
+        ("shell", "shell", "shell backend: auto (the sandbox where it works), sandbox, "
+                           "simulated"),
     )
 )
 
+_STRINGS = {"shell": ("auto", "sandbox", "simulated")}
 _INTS = {
     "live_desktops", "host_desktops", "fork_limit", "saved_states", "action_steps",
     "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
@@ -86,11 +89,18 @@ class HostConfig:
     workspace_idle_s: float = 600.0
     idempotency_keys: int = 1024
     deleted_records: int = 1024
+    #: the terminal and commands: real programs in a bubblewrap sandbox per desktop, or the
+    #: simulated bash (``auto``: the sandbox where it can run; `shell_backend` resolves it)
+    shell: str = "simulated"
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in _INTS:
+            if f.name in _STRINGS:
+                if value not in _STRINGS[f.name]:
+                    raise ValueError(f"HostConfig.{f.name} must be one of "
+                                     f"{', '.join(_STRINGS[f.name])}, got {value!r}")
+            elif f.name in _INTS:
                 if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                     raise ValueError(f"HostConfig.{f.name} must be an int >= 1, got {value!r}")
             elif (
@@ -115,6 +125,12 @@ class HostConfig:
             raw = env.get(knob.env, "").strip()
             if not raw:
                 continue
+            if knob.field in _STRINGS:
+                if raw not in _STRINGS[knob.field]:
+                    raise ValueError(f"{knob.env} must be one of "
+                                     f"{', '.join(_STRINGS[knob.field])}, got {raw!r}")
+                values[knob.field] = raw
+                continue
             try:
                 values[knob.field] = int(raw) if knob.field in _INTS else float(raw)
             except ValueError:
@@ -122,6 +138,13 @@ class HostConfig:
                 raise ValueError(f"{knob.env} must be {kind}, got {raw!r}") from None
         values.update(overrides)
         return cls(**values)
+
+    def shell_backend(self) -> str:
+        """The shell backend in force: ``sandbox`` or ``simulated`` (``auto`` probes the
+        machine once; ``sandbox`` where it cannot run raises RuntimeError saying why)."""
+        from .sandbox import resolve_backend
+
+        return resolve_backend(self.shell)
 
     def limits(self) -> Limits:
         """The work budget of one action, setup or verify."""

@@ -81,6 +81,8 @@ class Slot:
                 raise self.deleted_error()
             yield self.desktop
         finally:
+            if self.state != P.SLOT_RUNNING:
+                self.desktop.close()  # deleted while this work ran: its programs end now
             self.lock.release()
 
     @contextmanager
@@ -101,6 +103,11 @@ class Slot:
         budget = self.budget
         if budget is not None:
             budget.cancel()
+        if self.lock.acquire(blocking=False):  # else the running work closes it as it ends
+            try:
+                self.desktop.close()  # the sandbox's programs and files go with the slot
+            finally:
+                self.lock.release()
 
     def public(self) -> dict[str, Any]:
         self.episode.refresh()

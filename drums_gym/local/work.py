@@ -48,7 +48,8 @@ def fresh_desktop(
 ) -> Desktop:
     """A new desktop for a slot, before its task's setup: the original one, or with
     ``randomize`` (``{"seed": k}``) varied by that seed (:mod:`.desktop.variation`)."""
-    desktop = Desktop(width=width, height=height, seed=host.faults.seed)
+    desktop = Desktop(width=width, height=height, seed=host.faults.seed,
+                      shell=host.config.shell_backend())
     if randomize is not None:
         vary(desktop, rng_for(randomize[P.F_SEED]))
     return desktop
@@ -109,7 +110,8 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
-        return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut}
+        return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut,
+                P.F_SHELL: desktop.shell}
 
 
 def _parse(code: str) -> Any:
@@ -172,6 +174,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
             P.F_EPISODE_ID: episode.id,
             P.F_GATES: [g.public() for g in episode.gates],
             P.F_CUT: cut,
+            P.F_SHELL: desktop.shell,
         }
 
 
@@ -180,6 +183,7 @@ def reset(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) ->
     the same task."""
     with slot.work(host.config.slot_queue) as old:
         slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
+        old.close()
         slot.epoch += 1
         slot.frames.clear()
         slot.episode = host.new_episode(slot.task, slot.episode.number + 1)

@@ -123,7 +123,7 @@ def test_a_busy_slots_fork_does_not_freeze_the_host(two, monkeypatch):
     fork = Background(lambda: a.post(f"/v1/slots/{busy}/branch", json={"n": 1}))
     _wait_for(lambda: _slot_object(server, busy)._waiting == 1, "the fork queued on its parent")
     try:
-        assert a.get("/healthz").json() == {"ok": True}
+        assert a.get("/healthz").json() == {"ok": True, "shell": "simulated"}
         assert b.get(f"/v1/slots/{other}/screenshot").status_code == 200
         assert b.get("/v1/host").status_code == 200
         third = b.post("/v1/slots", json={"task": "e0df059f"})  # needs the host lock

@@ -61,11 +61,12 @@ def test_embedded_host_starts_once_in_process():
     )
     env = {**os.environ, "DRUMS_LOCAL_FAULTS": "latency_ms=1"}
     env.pop("DRUMS_URL", None)
+    env.pop("DRUMS_LOCAL_SHELL", None)
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "{'ok': True}"
+    assert out.stdout.strip() == "{'ok': True, 'shell': 'simulated'}"
     log = [line for line in out.stderr.splitlines() if "embedded local Drums host" in line]
     assert len(log) == 1 and "latency_ms=1" in log[0]
 

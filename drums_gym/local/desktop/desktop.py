@@ -22,13 +22,16 @@ from drums_gym.actions.events import (
 )
 
 from ..budget import charge
+from ..sandbox import Sandbox
+from ..sandbox.tree import new_tree
 from .a11y import tree
-from .bash.cmd_system import OPEN_REQUESTS
+from .bash.cmd_system import IMAGE_TIMEZONE, OPEN_REQUESTS
 from .desktop_menus import DesktopMenus
 from .dock import Dock
 from .drag import DragAndDrop
 from .files_window import TRASH_URI, FolderWindow
 from .fs import DEFAULT_EPOCH, DESKTOP_DIR, HOME, FileSystem, SimClock
+from .host_commands import HostCommands
 from .icon_actions import IconActions
 from .icons import IconGrid
 from .keyboard import Keyboard
@@ -42,6 +45,7 @@ from .settings_window import SettingsWindow, open_settings
 from .terminal import TerminalWindow
 from .terminal_launcher import TerminalLauncher
 from .theme import DOCK_W, TOP_BAR_H
+from .tree_fs import TreeFileSystem
 from .volume import Osd, level, max_volume, media_key
 from .windows import Window
 
@@ -87,13 +91,25 @@ class Desktop:
     (1920, 1080)
     """
 
-    def __init__(self, width: int = 1920, height: int = 1080, seed: int = 0) -> None:
+    def __init__(self, width: int = 1920, height: int = 1080, seed: int = 0,
+                 shell: str = "simulated") -> None:
         if width < 640 or height < 480:
             raise ValueError(f"screen must be at least 640x480, got width={width} height={height}")
+        if shell not in ("simulated", "sandbox"):
+            raise ValueError(f"shell must be 'simulated' or 'sandbox', got {shell!r}")
         self.width, self.height, self.seed = width, height, seed
         start = random.Random(seed).randrange(0, 8 * 3600, 60)
         self._clock = SimClock(DEFAULT_EPOCH + start, 0.0)
-        self.fs = FileSystem(self._clock)
+        #: the shell backend: "sandbox" (real programs over a real tree) or "simulated"
+        self.shell = shell
+        self.fs: FileSystem
+        #: the desktop's bubblewrap sandbox (started when a program first runs), or None
+        self.sandbox: Sandbox | None = None
+        if shell == "sandbox":
+            self.fs = TreeFileSystem(new_tree(timezone=IMAGE_TIMEZONE), self._clock)
+            self.sandbox = Sandbox(self.fs.root, commands=HostCommands(self.fs))
+        else:
+            self.fs = FileSystem(self._clock)
         self.pointer: tuple[int, int] = (width // 2, height // 2)
         self.mods = Modifiers()
         self.grid = IconGrid(width, height)
@@ -177,6 +193,7 @@ class Desktop:
             else:
                 raise TypeError(f"events: expected input events, got {ev!r}")
             self._sync_model()
+        self.terminals.settle()
         self._sync()
 
     def render(self) -> Image.Image:
@@ -219,7 +236,18 @@ class Desktop:
         memo[id(self)] = new
         for k, v in self.__dict__.items():
             new.__dict__[k] = v if k in _SHARED else copy.deepcopy(v, memo)
+        if new.sandbox is not None and isinstance(new.fs, TreeFileSystem):
+            new.sandbox.tree = new.fs.root  # the copy's sandbox runs over the copied tree
         return new
+
+    def close(self) -> None:
+        """End the desktop's programs and delete its files (the sandbox backend; nothing
+        to do for the simulated one). Idempotent; the desktop is not usable afterwards."""
+        self.terminals.close_all()
+        if self.sandbox is not None:
+            self.sandbox.close()
+        if isinstance(self.fs, TreeFileSystem):
+            self.fs.close()
 
     def take_incidents(self) -> list[tuple[str, str]]:
         """Return and clear incidents such as ``("window_closed", title)``."""

@@ -13,6 +13,7 @@ from .fs import HOME, FileSystem
 from .keys import normalize_key
 from .settings_store import SettingsStore
 from .terminal import TerminalWindow
+from .terminal_pty import PtyTerminalWindow
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -45,10 +46,31 @@ class TerminalLauncher:
         k = len(desk.windows) % 6
         x, y = desk.offset_window(max(x0, x0 + (x1 - x0 - w) // 2 + 32 * k - 80),
                                   max(y0, y0 + (y1 - y0 - h) // 2 + 32 * k - 60), w, h)
-        win = TerminalWindow((x, y, x + w, y + h), desk.fs, desk.fs.normpath(cwd))
+        box = (x, y, x + w, y + h)
+        win: TerminalWindow
+        if desk.sandbox is not None:
+            win = PtyTerminalWindow(box, desk.sandbox, desk.fs.normpath(cwd))
+        else:
+            win = TerminalWindow(box, desk.fs, desk.fs.normpath(cwd))
         desk.windows.append(win)
         desk.desktop_focused = False
         return win
+
+    def settle(self) -> None:
+        """After an action: let each real terminal's shell finish (or run on in the
+        background past `terminal_pty.SETTLE_CAP_S`); close those whose bash exited."""
+        desk = self.desk
+        for w in [w for w in desk.windows if isinstance(w, PtyTerminalWindow)]:
+            w.settle()
+            if w.exited and w in desk.windows:
+                w.close()
+                desk.close_window(w)
+
+    def close_all(self) -> None:
+        """End every real terminal's shell (the desktop is going)."""
+        for w in self.desk.windows:
+            if isinstance(w, PtyTerminalWindow):
+                w.close()
 
     def launch(self) -> None:
         """The dock's Terminal: raise the open terminals, or open one."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..desktop import Desktop
+from ..sandbox import resolve_backend
 from .evaluator import Evaluator
 from .steps import Step, run_steps
 
@@ -43,10 +45,16 @@ class Task:
         """Whether the evaluator is ``infeasible`` (1.0 iff the episode ends with FAIL)."""
         return self.evaluator.infeasible
 
-    def create_desktop(self, seed: int = 0, screen: tuple[int, int] | None = None) -> Desktop:
-        """A fresh desktop (setup not yet run) at ``screen``, by default the task's size."""
+    def create_desktop(self, seed: int = 0, screen: tuple[int, int] | None = None,
+                       shell: str | None = None) -> Desktop:
+        """A fresh desktop (setup not yet run) at ``screen``, by default the task's size,
+        on the ``shell`` backend (``sandbox``/``simulated``; None: ``DRUMS_LOCAL_SHELL``'s
+        choice, ``simulated`` when unset)."""
         width, height = screen if screen is not None else self.screen
-        return Desktop(width, height, seed=seed)
+        if shell is None:
+            shell = resolve_backend(os.environ.get("DRUMS_LOCAL_SHELL", "").strip()
+                                    or "simulated")
+        return Desktop(width, height, seed=seed, shell=shell)
 
     def setup(self, desktop: Desktop) -> None:
         """Run the task file's ``config`` steps on a fresh desktop."""
@@ -57,7 +65,11 @@ class Task:
         infeasible task). Postconfig and getters run on a copy: checking changes nothing."""
         if self.infeasible:
             return 0.0
-        return float(self.evaluator.score(desktop.clone(), self.id))
+        copy = desktop.clone()
+        try:
+            return float(self.evaluator.score(copy, self.id))
+        finally:
+            copy.close()
 
     def public(self) -> dict[str, Any]:
         """The JSON shape the HTTP API serves for this task."""

@@ -4,9 +4,11 @@ Each getter is one function ``(desktop, config) -> value`` registered in `GETTER
 OSWorld ``type``; `REQUIRED` names the keys a task file must give it (checked on load).
 A getter raises `FileNotFoundError` when what it reads is not there (the task scores 0).
 
-- ``vm_command_line``: the stdout of ``command`` run in the simulated shell (home folder).
+- ``vm_command_line``: the stdout of ``command`` run in the desktop's shell (home folder):
+  the real bash in the sandbox, or the simulated one (`shell.run_command`).
 - ``vm_terminal_output``: the text of the focused terminal of the active window (None
-  when no terminal has the focus), as OSWorld's ``/terminal`` reads it.
+  when no terminal has the focus), as OSWorld's ``/terminal`` reads it: a real terminal's
+  whole scrollback, the simulated one's visible text.
 - ``list_directory``: ``{"type": "directory", "name", "children": [...]}`` under ``path``.
 - ``rule``: the literal ``rules`` object.
 - ``calc_insensitive_md5``: ``{"include": [md5], "exclude": []}`` where md5 is the MD5 of
@@ -26,6 +28,7 @@ from ..budget import charge
 from ..desktop import Desktop
 from ..desktop.fs import HOME
 from ..desktop.terminal import TerminalWindow
+from ..desktop.terminal_pty import PtyTerminalWindow
 from .errors import TaskFileError
 from .registry import Registry
 from .shell import run_command
@@ -76,6 +79,9 @@ def vm_command_line(desktop: Desktop, config: Mapping[str, Any]) -> str:
 @getter("vm_terminal_output")
 def vm_terminal_output(desktop: Desktop, config: Mapping[str, Any]) -> str | None:
     active = desktop.active_window()
+    if isinstance(active, PtyTerminalWindow):
+        active.settle(0.0)
+        return active.scrollback_text().rstrip()
     return active.text().rstrip() if isinstance(active, TerminalWindow) else None
 
 

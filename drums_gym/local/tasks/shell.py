@@ -1,11 +1,13 @@
-"""The one place task files reach the simulated shell: `run_command` (and `missing_commands`,
-which tells on load whether a task file's command lines need commands the shell lacks).
+"""The one place task files reach the desktop's shell: `run_command` (and `missing_commands`,
+which tells on load whether a task file's command lines need commands the simulated shell
+lacks: a task file must run on both backends).
 
 OSWorld runs a config's ``execute`` command and the ``vm_command_line`` getter's command in
 the VM, non-interactively, in the home folder, and keeps stdout, stderr and the exit status.
-Here the command runs in a fresh non-interactive session of the desktop's simulated bash
-(`drums_gym.local.desktop.bash`) over the desktop's filesystem: nothing runs on the real
-machine. ``sudo`` needs no password there, as with ``echo password | sudo -S``.
+Here the command runs as the user in the home folder of the desktop's backend: the real bash
+in its sandbox (`drums_gym.local.sandbox`, the sandbox backend), or a fresh non-interactive
+session of the simulated bash (`drums_gym.local.desktop.bash`) over the desktop's simulated
+filesystem, where ``sudo`` needs no password, as with ``echo password | sudo -S``.
 
 >>> from drums_gym.local.desktop import Desktop
 >>> d = Desktop()
@@ -29,7 +31,7 @@ from ..desktop.bash.nodes import Command, For, Group, If, Seq, Simple, While, Wo
 from ..desktop.bash.parser import parse
 from ..desktop.bash.state import ShellState
 
-__all__ = ["Result", "missing_commands", "run_command"]
+__all__ = ["Result", "command_names", "missing_commands", "run_command"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,12 @@ def run_command(desktop: Desktop, command: str) -> Result:
     Failing commands are data (a status and stderr), never an exception; only the work
     budget (`drums_gym.local.budget.BudgetExceeded`) propagates: the unit of work (a setup
     step, a getter) stops there and the host reports it as cut."""
+    if desktop.sandbox is not None:
+        done = desktop.sandbox.run(command)
+        touched = getattr(desktop.fs, "touched", None)
+        if touched is not None:
+            touched()  # the program may have changed the tree
+        return Result(done.stdout, done.stderr, done.status)
     state = ShellState(desktop.fs)
     out: list[str] = []
     err: list[str] = []
@@ -104,6 +112,20 @@ def _seq_commands(source: str) -> Iterator[str]:
     except (BashSyntaxError, Incomplete):
         return
     yield from _command_names(seq)
+
+
+def command_names(source: str) -> list[str]:
+    """The command names a bash source runs (``sudo``'s command included), in order, once
+    each; empty when it does not parse.
+
+    >>> command_names("sudo -S chmod 644 f && getent passwd u | cut -d: -f6")
+    ['chmod', 'getent', 'cut']
+    """
+    out: list[str] = []
+    for name in _seq_commands(source):
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def missing_commands(command: str) -> list[str]:

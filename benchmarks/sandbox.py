@@ -1,0 +1,112 @@
+"""The sandbox backend's costs against the simulated one, on the desktop itself.
+
+- a step that types a line into the Terminal (``pyautogui.write('echo hi')`` + Enter,
+  applied and rendered), median over the repeats, on each backend, and the difference
+  (target: at most 30 ms more on the sandbox);
+- creating a desktop (target <= 100 ms: the sandbox starts lazily, when a program first
+  runs) and the first command on it (which starts bwrap and its broker);
+- forking a desktop (``Desktop.clone``: the tree copied with ``cp -a``; target <= 100 ms),
+  the tree's size;
+- a command run by a setup step or getter (``run_command('true')``).
+
+Run: ``python benchmarks/sandbox.py`` (``--repeats N``; ``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from drums_gym.actions import expand, parse
+from drums_gym.local.desktop import Desktop
+from drums_gym.local.sandbox import available, unavailable_reason
+from drums_gym.local.tasks.shell import run_command
+
+LINE = "pyautogui.write('echo hi')\npyautogui.press('enter')"
+
+
+def ms(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``fn`` in milliseconds."""
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def act(d: Desktop, code: str) -> None:
+    d.apply(expand(parse(code), d.pointer))
+    d.render()
+
+
+def typing_step(shell: str, repeats: int) -> float:
+    d = Desktop(shell=shell)
+    try:
+        act(d, "pyautogui.hotkey('ctrl', 'alt', 't')")
+        act(d, LINE)  # warm: the first prompt, caches
+        return ms(lambda: act(d, LINE), repeats)
+    finally:
+        d.close()
+
+
+def creation(repeats: int) -> tuple[float, float]:
+    made: list[Desktop] = []
+    create = ms(lambda: made.append(Desktop(shell="sandbox")), repeats)
+    first = ms(lambda: run_command(made[len(made) - 1], "true"), 1)
+    for d in made:
+        d.close()
+    return create, first
+
+
+def forking(repeats: int) -> tuple[float, str]:
+    d = Desktop(shell="sandbox")
+    try:
+        run_command(d, "mkdir -p ~/Documents/work && seq 1 20000 > ~/Documents/work/n.txt")
+        size = subprocess.run(["du", "-sh", d.fs.root], capture_output=True, text=True,
+                              check=False).stdout.split()[0]
+        kids: list[Desktop] = []
+        took = ms(lambda: kids.append(d.clone()), repeats)
+        for k in kids:
+            k.close()
+        return took, size
+    finally:
+        d.close()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--quick", action="store_true", help="3 repeats")
+    args = p.parse_args()
+    if not available():
+        print(f"no sandbox here: {unavailable_reason()}")
+        return 1
+    n = 3 if args.quick else args.repeats
+    simulated, sandbox = typing_step("simulated", n), typing_step("sandbox", n)
+    create, first = creation(n)
+    fork, size = forking(n)
+    d = Desktop(shell="sandbox")
+    run_command(d, "true")
+    command = ms(lambda: run_command(d, "true"), n)
+    d.close()
+    print(f"{'measure':44} {'ms':>9}")
+    rows = [("typing step, simulated bash", simulated), ("typing step, sandbox", sandbox),
+            ("  difference (target <= 30)", sandbox - simulated),
+            ("create a desktop (target <= 100)", create),
+            ("  its first command (starts bwrap)", first),
+            (f"fork a desktop, tree {size} (target <= 100)", fork),
+            ("run_command('true') (setup step, getter)", command)]
+    for name, value in rows:
+        print(f"{name:44} {value:9.1f}")
+    print(f"({n} repeats, medians; {os.cpu_count()} cores; python {sys.version.split()[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

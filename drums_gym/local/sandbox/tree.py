@@ -1,0 +1,118 @@
+"""A desktop's private root on the machine: ``home``, ``etc``, ``tmp``, ``root``, ``var``,
+``snap`` (where the desktop's store installs programs).
+
+Each tree is a directory under this process's base folder (`base_dir`): on the machine's
+tmpfs (``/dev/shm``) when there is one, so the pages the desktop's programs write there are
+charged to the desktop's memory cgroup (the memory limit caps the tree's size as well);
+the base folder is mode 0700 and owned by the host, so no other user of the machine can
+reach a desktop's files. Owners are real: the user's files belong to uid 1000, /etc and
+/root to root (the host is root and chowns directly).
+
+A tree is made by copying a template built once per process (`new_tree`); a fork copies
+the parent's tree with ``cp -a`` (owners, modes, times, symlinks kept: `copy_tree`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import uuid
+
+from .etc import USER_GID, USER_UID, set_timezone, write_etc
+
+__all__ = ["HOME_DIRS", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
+
+#: the top-level folders of a tree, bound read-write at the same names in the sandbox
+ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap")
+HOME_DIRS: tuple[str, ...] = ("Desktop", "Documents", "Downloads", "Music", "Pictures",
+                              "Videos", "Public", "Templates")
+_lock = threading.Lock()
+_template: dict[int, str] = {}
+
+
+def base_dir() -> str:
+    """This process's folder of trees (created mode 0700 on first use)."""
+    root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
+        else tempfile.gettempdir()
+    path = os.path.join(root, f"drums-desktops-{os.getpid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def _mkdir(path: str, mode: int, uid: int = 0, gid: int = 0) -> None:
+    os.makedirs(path, exist_ok=True)
+    os.chmod(path, mode)
+    os.chown(path, uid, gid)
+
+
+def _build_template(path: str) -> None:
+    for name in ROOTS:
+        _mkdir(os.path.join(path, name), 0o755)
+    _mkdir(os.path.join(path, "snap", "bin"), 0o755)
+    os.chmod(os.path.join(path, "root"), 0o700)
+    os.chmod(os.path.join(path, "tmp"), 0o1777)
+    write_etc(os.path.join(path, "etc"))
+    home = os.path.join(path, "home", "user")
+    _mkdir(home, 0o750, USER_UID, USER_GID)
+    for name in HOME_DIRS:
+        _mkdir(os.path.join(home, name), 0o755, USER_UID, USER_GID)
+    skel = os.path.join(path, "etc", "skel")
+    for name in (".bashrc", ".profile", ".bash_logout"):
+        src = os.path.join(skel, name)
+        if os.path.isfile(src):
+            shutil.copy2(src, os.path.join(home, name))
+            os.chown(os.path.join(home, name), USER_UID, USER_GID)
+    for src in (".bashrc", ".profile"):
+        if os.path.isfile(os.path.join(skel, src)):
+            shutil.copy2(os.path.join(skel, src), os.path.join(path, "root", src))
+    var = os.path.join(path, "var")
+    for sub, mode in (("tmp", 0o1777), ("log", 0o755), ("mail", 0o2775), ("lib", 0o755),
+                      ("cache", 0o755), ("spool", 0o755), ("spool/cron", 0o755),
+                      ("spool/cron/crontabs", 0o1730), ("backups", 0o755), ("opt", 0o755),
+                      ("local", 0o755), ("www", 0o755)):
+        _mkdir(os.path.join(var, sub), mode)
+
+
+def template() -> str:
+    """The per-process template tree (built once)."""
+    pid = os.getpid()
+    with _lock:
+        path = _template.get(pid)
+        if path is None or not os.path.isdir(path):
+            path = os.path.join(base_dir(), "template")
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            staging = path + ".new"
+            if os.path.isdir(staging):
+                shutil.rmtree(staging)
+            os.makedirs(staging)
+            _build_template(staging)
+            os.rename(staging, path)
+            _template[pid] = path
+        return path
+
+
+def copy_tree(src: str, dst: str) -> None:
+    """Copy a tree with owners, modes, times and symlinks (``cp -a``)."""
+    subprocess.run(["cp", "-a", "--", src, dst], check=True, stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def new_tree(src: str | None = None, timezone: str | None = None) -> str:
+    """A new tree: a copy of ``src`` (a fork), or of the template (with ``timezone`` as
+    its system time zone when given)."""
+    dst = os.path.join(base_dir(), uuid.uuid4().hex)
+    copy_tree(src if src is not None else template(), dst)
+    os.chmod(dst, 0o755)  # its top is only reachable through the 0700 base folder
+    if timezone is not None:
+        set_timezone(os.path.join(dst, "etc"), timezone)
+    return dst
+
+
+def remove_tree(path: str) -> None:
+    """Delete a tree (nothing if it is already gone)."""
+    shutil.rmtree(path, ignore_errors=True)
