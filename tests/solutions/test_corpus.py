@@ -11,14 +11,16 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import importlib.util
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import corpus_steps
 import gymnasium as gym
 import pytest
 from conftest import FAST, assert_no_leaks
-from corpus_steps import BACKENDS, CONTROL, CorpusError, load, resolve, validate
+from corpus_steps import BACKENDS, CONTROL, KINDS, CorpusError, load, resolve, validate
 
 import drums_gym  # noqa: F401  (registers Drums/*)
 from drums_gym.local.host import HostConfig
@@ -157,3 +159,23 @@ def test_a_malformed_entry_is_refused_naming_it(field: str, value: object, messa
 
 def test_the_step_language_examples_hold() -> None:
     assert doctest.testmod(corpus_steps).failed == 0
+
+
+def test_docs_tasks_md_shows_the_corpus_as_it_is() -> None:
+    """docs/tasks.md's example is an entry of the corpus, and its tables (counts per task
+    and kind, backend-restricted entries, weak checkers) match the corpus."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "tasks.md").read_text("utf-8")
+    section = text.split("## A corpus of agent solutions", 1)[1]
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    by_key = {(e["task"], e["name"]): e for e in CORPUS}
+    assert by_key[(example["task"], example["name"])] == example
+    rows = set(section.splitlines())
+    for task in sorted({e["task"] for e in CORPUS}):
+        counts = [sum(1 for e in CORPUS if e["task"] == task and e["kind"] == k) for k in KINDS]
+        assert f"| {task} | {' | '.join(map(str, counts))} | {sum(counts)} |" in rows, task
+    for e in CORPUS:
+        label = f"| {e['task']} `{e['name']}` |"
+        if "backends" in e:
+            assert f"{label} {', '.join(e['backends'])} | {e['reason']} |" in rows, label
+        if "note" in e:
+            assert f"{label} {e['expect']} | {e['note'].removeprefix('weak: ')} |" in rows, label
