@@ -10,7 +10,7 @@ from .registry import Args, Opts, command
 from .scripts import run_script
 from .signals import BreakLoop, ExitShell
 
-__all__ = ["MAX_SOURCE_NESTING", "SUDO_TIMEOUT"]
+__all__ = ["MAX_SOURCE_NESTING", "SUDO_TIMEOUT", "reads_itself"]
 
 SUDO_TIMEOUT = 15 * 60.0  # seconds of simulated time a sudo password is remembered
 MAX_SOURCE_NESTING = 16  # bash's sourcenest_max, set (Ubuntu's bash has none and crashes)
@@ -129,6 +129,9 @@ _SUDO_USAGE = ("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-AknS] [-g group]
 def sudo(ctx: Ctx, a: Args) -> int:
     st = ctx.state
     args = a.operands
+    if (args and a.flags & {"S", "n"} and st.asks_password
+            and st.sudo_until < ctx.fs.clock.now() and not _password_from_stdin(ctx, a)):
+        return 1
     if a.flags & {"k", "K"}:
         st.sudo_until = -1.0
         if not args:
@@ -148,6 +151,67 @@ def sudo(ctx: Ctx, a: Args) -> int:
         ctx.err(f"sudo: {name}: command not found")
         return 1
     return ctx.run(args, root=True)
+
+
+_SUDO_VALUED = frozenset("CDgpRTUu")
+_PASSWORD = "password"  # the desktop user's (OSWorld's image)
+_TRIES = 3
+
+
+def reads_itself(args: list[str]) -> bool:
+    """Whether ``sudo ARGS`` gets its password itself (``-S``: from standard input, ``-n``:
+    never), rather than from the terminal's prompt.
+
+    >>> reads_itself(["-S", "ls"]), reads_itself(["-Sp", "", "ls"]), reads_itself(["ls", "-S"])
+    (True, True, False)
+    """
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("--stdin", "--non-interactive"):
+            return True
+        if arg == "--" or not arg.startswith("-") or arg == "-":
+            return False
+        if arg.startswith("--"):
+            i += 1 if "=" in arg else 2  # a long option's value is the next argument
+            continue
+        for k, ch in enumerate(arg[1:], 1):
+            if ch in "Sn":
+                return True
+            if ch in _SUDO_VALUED:
+                i += 0 if k < len(arg) - 1 else 1  # the value: the cluster's rest or next
+                break
+        i += 1
+    return False
+
+
+def _password_from_stdin(ctx: Ctx, a: Args) -> bool:
+    """``-S``: read the password from standard input (sudo's prompt on stderr, up to three
+    lines, the rest of the input left to the command); ``-n``: refuse, as sudo does
+    without cached credentials."""
+    if "S" not in a.flags:
+        ctx.err("sudo: a password is required")
+        return False
+    prompt = a.values.get("p", "[sudo] password for user: ")
+    data, start = ctx.io.stdin, 0
+    for tries in range(_TRIES):
+        ctx.io.err.append(prompt)
+        if start >= len(data):
+            ctx.err("")
+            ctx.err("sudo: no password was provided")
+            if tries:
+                ctx.err(f"sudo: {tries} incorrect password attempt{'s' if tries > 1 else ''}")
+            return False
+        end = data.find("\n", start)
+        end = len(data) if end < 0 else end
+        typed, start = data[start:end], end + 1
+        if typed == _PASSWORD:
+            ctx.io.stdin = data[start:]
+            ctx.state.sudo_until = ctx.fs.clock.now() + SUDO_TIMEOUT
+            return True
+        ctx.err("Sorry, try again.")
+    ctx.err(f"sudo: {_TRIES} incorrect password attempts")
+    return False
 
 
 @command("test", builtin=True, program=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ...budget import Budget, BudgetExceeded, Limits, current, running
 from ..fs import HOME, FileSystem
+from .cmd_core import reads_itself
 from .commands import standard_commands
 from .context import HOST, IO, USER
 from .interp import Interpreter
@@ -60,7 +61,8 @@ def _needs_sudo(node: Pipeline | Seq | Command) -> bool:
     if isinstance(node, Simple):
         first = word_text(node.words[0]) if node.words else None
         rest = [word_text(w) for w in node.words[1:]]
-        return first == "sudo" and rest[:1] not in (["-k"], ["-K"])
+        return first == "sudo" and rest[:1] not in (["-k"], ["-K"]) and not reads_itself(
+            [r or "" for r in rest])
     if isinstance(node, For):
         return _needs_sudo(node.body)
     if isinstance(node, While):
@@ -77,7 +79,7 @@ class BashSession:
     """An interactive bash over ``fs`` (user ``user``, host ``ubuntu``)."""
 
     def __init__(self, fs: FileSystem, cwd: str = HOME) -> None:
-        self.state = ShellState(fs)
+        self.state = ShellState(fs, asks_password=True)
         if fs.is_dir(cwd):
             self.state.set_cwd(fs.normpath(cwd))
             self.state.vars.pop("OLDPWD", None)

@@ -39,6 +39,9 @@ class ShellState:
     status: int = 0
     history: list[str] = field(default_factory=list)
     sudo_until: float = -1.0  # simulated time until which sudo needs no password
+    #: whether sudo asks for the password (an interactive terminal's session); a
+    #: non-interactive run (task setups, getters) runs sudo as after ``sudo -S``
+    asks_password: bool = False
     positional: list[str] = field(default_factory=list)
     columns: int = 80
     rows: int = 24  # the terminal's, as ``stty size`` reports them
