@@ -91,11 +91,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: The slow end-to-end set (node id prefixes, with why each is slow): marked ``slow``, left
+#: out of the README's test command (pyproject's addopts: ``-m "not slow"``) and run by
+#: ``.ci/run`` as ``pytest -m slow``. Nothing here is a duplicate: each runs in CI.
+SLOW = {
+    "tests/solutions/test_corpus.py": "the corpus: every entry on each shell backend",
+    "tests/reliability/test_attack_bench.py": "runs the attack benchmark",
+    "tests/reliability/test_hostile_http.py": "every attack class against a serve process",
+    "tests/reliability/test_sandbox_escape.py": "escape attempts from sandboxed terminals",
+    "tests/reliability/test_fuzz.py::test_every_endpoint_survives_schemathesis": "schemathesis",
+    "tests/structure/test_layers_planted.py": "each plant re-checks a copy of the package",
+    "tests/docs/test_docs_pages.py": "every docs block, a fresh interpreter per page",
+    "tests/loops/test_suite.py::test_a_suite_killed_mid_run_and_resumed_counts_each_episode_once": (
+        "kills and resumes a suite"
+    ),
+}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "soak: a long reliability soak; runs only with --soak")
+    config.addinivalue_line("markers", "slow: the slow end-to-end set (SLOW in conftest.py)")
 
 
+def is_slow(nodeid: str) -> bool:
+    """Whether a test is in the slow end-to-end set (:data:`SLOW`)."""
+    return any(nodeid == key or nodeid.startswith((key + "::", key + "[")) for key in SLOW)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_slow(item.nodeid):
+            item.add_marker(pytest.mark.slow)
     if config.getoption("--soak"):
         return
     skip = pytest.mark.skip(reason="a soak test: run with --soak (and --soak-steps N)")

@@ -229,7 +229,8 @@ def test_garbage_replies_are_no_ops_recorded_as_parse_errors(stream: bool) -> No
 
 
 def test_the_refused_action_is_told_to_the_model_next_step() -> None:
-    replies = [Reply.text("```python\nx = 1\n```"), Reply.text("DONE")]
+    # code that is not Python at all is refused (Python beyond plain calls runs, sandboxed)
+    replies = [Reply.text("```python\npyautogui.click(\n```"), Reply.text("DONE")]
     with StandIn(replies) as server, make_policy(server) as policy:
         infos, _, _, _, _ = run_episode(policy)
         second = server.requests[1].text()

@@ -360,11 +360,15 @@ def test_serve_warns_when_told_to_bind_beyond_loopback():
     assert proc.returncode == 0
 
 
-#: the two places allowed to: the program the sandboxed interpreter runs (never in the host's
-#: process), and the one Popen that starts that sandbox
+#: the places allowed to: the program the sandboxed interpreter runs (never in the host's
+#: process), the Popen that starts that interpreter's sandbox, the one that starts a
+#: desktop's sandbox (bwrap), and the one that starts the embedded host (drums-gym's own
+#: server, no agent input in its argv)
 SANDBOX_ONLY = {
     ("local/pycode/boot.py", EXEC), ("local/pycode/boot.py", "compile"),
     ("local/pycode/runner.py", ".Popen"),
+    ("local/sandbox/sandbox.py", ".Popen"),
+    ("local/embedded.py", ".Popen"),
 }
 
 

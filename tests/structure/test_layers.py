@@ -39,7 +39,7 @@ LAYERS: tuple[Layer, ...] = (
           uses=("integrations", *LOOPS, "solvers", "local", "report")),
     Layer("integrations", ("drums_gym.integrations",), uses=(*LOOPS, "accessibility"),
           optional=("trl", "transformers", "torch", "verifiers", "stable_baselines3",
-                    "datasets")),
+                    "datasets", "ray", "torchrl", "tensordict")),
     Layer("evaluation", ("drums_gym.evaluation",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("rollouts", ("drums_gym.rollouts",), uses=("envs", *LOOPS), blocked=SERVER),
     Layer("grpo", ("drums_gym.grpo",), uses=("envs", *LOOPS), blocked=SERVER),
