@@ -191,7 +191,9 @@ def test_vision_observations_are_image_blocks_and_text_ones_the_tree(make_host):
         try:
             text = env.reset(task=TASK)
             assert "icon\ttodo_list_Jan_1" in text and "Task: I have a directory" in text
-            assert "The action was not run:" in env.press("no-such-key")  # the host refused
+            # an unknown key is a no-op, as in pyautogui; code past the host's size limit is refused
+            assert "The action was not run:" not in env.press("no-such-key")
+            assert "The action was not run:" in env.type_text("x" * 100_001)  # the host refused
             bad = env.hotkey([])
             assert bad.startswith("Error: keys must be a non-empty list")
             assert env.get_reward() == 0.0  # an unfinished episode is verified as it stands
