@@ -34,7 +34,7 @@ def test_save_and_reset_to_a_state(local_host) -> None:
         assert r.json()["episode"]["number"] == 3
         assert http.get(f"/v1/slots/{slot}/screenshot").content == saved
         tree = http.get(f"/v1/slots/{slot}/accessibility").json()["tree"]
-        icons = next(n for n in tree["children"] if n["role"] == "layered-pane")["children"]
+        icons = find(tree, "layered-pane")["children"]  # under its application (gjs)
         assert "selected" in icons[0]["states"]  # the click is in the state
         # a bad state: unknown (404), another task's (409), not a string (422)
         r = http.post(f"/v1/slots/{slot}/reset", json={"state": "st_nope"})
@@ -46,3 +46,14 @@ def test_save_and_reset_to_a_state(local_host) -> None:
         assert http.delete(f"/v1/states/{state}").status_code == 200
         for s in (slot, other):
             http.delete(f"/v1/slots/{s}")
+
+
+def find(node: dict, role: str) -> dict:
+    """The first node of ``role`` in the tree, depth first."""
+    if node.get("role") == role:
+        return node
+    for child in node.get("children", ()):
+        found = find(child, role)
+        if found:
+            return found
+    return {}
