@@ -184,6 +184,10 @@ SCHEMAS: Mapping[str, Mapping[str, Key]] = MappingProxyType({
     "org.gnome.desktop.datetime": {
         "automatic-timezone": _k("b", "false"),
     },
+    "org.gnome.Terminal.ProfilesList": {  # gnome-terminal's profiles: its built-in one
+        "default": _k("s", "'b1dcc9dd-5262-4d8d-a863-c897e6d979b9'"),
+        "list": _k("as", "['b1dcc9dd-5262-4d8d-a863-c897e6d979b9']"),
+    },
     "org.gnome.Terminal.Legacy.Profile": {  # the default profile's keys (gsettings path)
         "default-size-columns": _k("i", "80", 16, 511),
         "default-size-rows": _k("i", "24", 4, 511),
