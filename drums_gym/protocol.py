@@ -14,6 +14,11 @@ import time
 from urllib.parse import quote
 
 __all__ = [
+    "F_ISOLATION",
+    "CUT_LOST",
+    "INVALID_DESKTOP_LOST",
+    "INVALID_VERIFY_CUT",
+    "INVALID_SETUP_CUT",
     "A11Y_FORMAT",
     "ACCESSIBILITY_SUFFIX",
     "ACTIONS_SUFFIX",
@@ -394,6 +399,7 @@ F_CONSTRUCT = "construct"
 F_LINE = "line"
 F_QUEUED = "queued"
 F_MAX_BYTES = "max_bytes"
+F_ISOLATION = "isolation"
 
 # --- enumerations ----------------------------------------------------------------------------
 
@@ -405,6 +411,13 @@ CHILD_FAILED = "failed"
 EPISODE_PENDING = "pending"
 EPISODE_VALID = "valid"
 EPISODE_INVALID = "invalid"
+
+#: invalid reasons the local host adds to the gates' and faults' (docs/http-api.md)
+INVALID_SETUP_CUT = "setup_cut"
+INVALID_VERIFY_CUT = "verify_cut"
+INVALID_DESKTOP_LOST = "desktop_lost"
+#: ``cut.kind`` of work whose desktop's worker was lost meanwhile
+CUT_LOST = "lost"
 
 CODE_UNAUTHORIZED = "unauthorized"
 CODE_QUOTA_EXCEEDED = "quota_exceeded"

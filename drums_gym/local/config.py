@@ -51,13 +51,28 @@ KNOBS: tuple[Knob, ...] = tuple(
         ("workspace_idle_s", "workspace-idle", "seconds an empty workspace is kept"),
         ("idempotency_keys", "idempotency-keys", "idempotency records per workspace"),
         ("deleted_records", "deleted-records", "deleted-slot records per workspace"),
+        ("desktop_memory_bytes", "desktop-memory-bytes",
+         "memory of one desktop's worker, bytes (cgroup, else RLIMIT_AS)"),
+        ("desktop_processes", "desktop-processes", "processes of one desktop (pids cgroup)"),
+        ("desktop_files", "desktop-files", "open files of one desktop's worker (RLIMIT_NOFILE)"),
+        ("desktop_windows", "desktop-windows", "open windows of one desktop (then cut)"),
+        ("desktop_reply_bytes", "desktop-reply-bytes",
+         "one reply of a desktop's worker, bytes (then the desktop is lost)"),
+        ("watchdog_grace_s", "watchdog-grace",
+         "seconds past action-seconds before the host kills a desktop's worker"),
+        ("workspace_threads", "workspace-threads",
+         "requests of one workspace waiting on desktops at once (the rest queue)"),
+        ("log_code_chars", "log-code-chars", "characters of an action kept in its log entry"),
+        ("action_log_entries", "action-log-entries", "entries of an episode's action log"),
     )
 )
 
 _INTS = {
     "live_desktops", "host_desktops", "fork_limit", "saved_states", "action_steps",
     "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
-    "max_workspaces", "idempotency_keys", "deleted_records",
+    "max_workspaces", "idempotency_keys", "deleted_records", "desktop_memory_bytes",
+    "desktop_processes", "desktop_files", "desktop_windows", "desktop_reply_bytes",
+    "workspace_threads", "log_code_chars", "action_log_entries",
 }
 
 
@@ -86,6 +101,15 @@ class HostConfig:
     workspace_idle_s: float = 600.0
     idempotency_keys: int = 1024
     deleted_records: int = 1024
+    desktop_memory_bytes: int = 1024**3  # 1 GiB per desktop worker
+    desktop_processes: int = 64
+    desktop_files: int = 256
+    desktop_windows: int = 64
+    desktop_reply_bytes: int = 64 * 1024 * 1024
+    watchdog_grace_s: float = 2.0
+    workspace_threads: int = 8
+    log_code_chars: int = 4096
+    action_log_entries: int = 10_000
 
     def __post_init__(self) -> None:
         for f in fields(self):

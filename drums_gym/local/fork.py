@@ -1,8 +1,11 @@
 """Fork and saved states: ``branch`` snapshots a slot and starts children from it.
 
-The parent is cloned under its own lock (queued like any work on it), the children are
-cloned from the snapshot with no lock held, and the host lock is taken only to reserve
-quota and to record the state and children: a busy parent delays its own fork, nothing else.
+The parent is copied under its own lock (queued like any work on it) and the host lock is
+taken only to reserve quota and to record the state and children: a busy parent delays its
+own fork, nothing else. With desktop workers, the children are copy-on-write forks of the
+parent's worker (``os.fork`` in the worker, each child re-parented to the zygote and put in
+its own cgroups): no desktop is serialised, the children share the parent's pages until
+they write. In-process hosts clone the desktop (a deep copy) for the state and each child.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
-from .errors import not_found
+from . import work
+from .errors import conflict, not_found
 from .slots import SavedState, Slot
+from .workers import Station, Worker, WorkerLost
 
 if TYPE_CHECKING:
     from .host import Host
@@ -39,16 +44,20 @@ def branch(
             ws = host.ensure_ws(workspace)
             host.workspaces.reserve(ws, n, states=1)
         try:
-            with parent.work(host.config.slot_queue) as desktop:
-                snapshot = desktop.clone()
+            failed = [
+                host.faults.roll("fork_child_fail", host.faults.spec.fork_child_fail)
+                for _ in range(n)
+            ]
+            snapshot, stations = _copies(host, parent, workspace, failed.count(False))
             children: list[tuple[Slot | None, str]] = []
-            for _ in range(n):
+            for fails in failed:
                 child_id = "slot_" + secrets.token_hex(6)
-                if host.faults.roll("fork_child_fail", host.faults.spec.fork_child_fail):
+                if fails:
                     children.append((None, child_id))
                     continue
                 child = host.new_slot(
-                    workspace, parent.task, snapshot.clone(), ttl, parent=parent.id
+                    workspace, parent.task, stations.pop(), (parent.width, parent.height), ttl,
+                    parent=parent.id,
                 )
                 children.append((child, child.id))
         finally:
@@ -89,6 +98,35 @@ def branch(
             return {P.F_STATE: state.id, P.F_CHILDREN: replies}
 
     return store.run(key, fingerprint, make)
+
+
+def _copies(
+    host: Host, parent: Slot, workspace: str, n: int
+) -> tuple[Any, list[Station | Worker]]:
+    """The saved state's snapshot (None when forked) and ``n`` stations holding copies of
+    the parent's desktop as it is now."""
+    with parent.work(host.config.slot_queue) as station:
+        if parent.lost is not None:
+            raise conflict(
+                f"slot {parent.id!r} lost its desktop ({parent.lost}); it cannot be forked",
+                {P.F_SLOT: parent.id, P.F_REASON: parent.lost},
+            )
+        if isinstance(station, Worker):
+            try:
+                return None, list(host.pool.fork(station, n, workspace))
+            except WorkerLost as exc:
+                work.lose(host, parent, exc, "fork")
+                raise conflict(
+                    f"slot {parent.id!r} lost its desktop while forking ({exc.cause})",
+                    {P.F_SLOT: parent.id, P.F_REASON: parent.lost},
+                ) from None
+        snapshot = station.snapshot()
+    out: list[Station | Worker] = []
+    for _ in range(n):
+        child = Station(host.config.desktop_windows)
+        child.adopt(snapshot.clone(), parent.task)
+        out.append(child)
+    return snapshot, out
 
 
 def list_states(host: Host, workspace: str) -> list[dict[str, Any]]:
