@@ -57,6 +57,17 @@ class Slot:
     _waiting: int = field(default=0, repr=False)
     _queue: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    @property
+    def desktop(self) -> Any:
+        """The desktop's Python object, in in-process hosts only (a worker's desktop is in
+        another process: :meth:`Host.inspect_desktop` gives a copy of it)."""
+        if isinstance(self.station, Worker):
+            raise AttributeError(
+                f"slot {self.id!r}'s desktop is in its worker process (pid "
+                f"{self.station.pid}); Host.inspect_desktop gives a copy"
+            )
+        return self.station.desktop
+
     def deleted_error(self) -> Exception:
         """409: the slot is deleted (and why)."""
         return conflict(

@@ -131,9 +131,11 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             except WorkerLost as exc:
                 lose(host, slot, exc, "action")
                 done = {P.F_CUT: {P.F_KIND: P.CUT_LOST, P.F_DETAIL: str(exc)}, "incidents": []}
-            if done[P.F_CUT] is not None and done[P.F_CUT][P.F_KIND] == "cancelled":
-                raise slot.deleted_error()
-            cut = entry[P.F_CUT] = done[P.F_CUT]
+            cut = done[P.F_CUT]
+            if cut is not None:
+                if slot.state != P.SLOT_RUNNING:
+                    raise slot.deleted_error()
+                entry[P.F_CUT] = cut
             incidents = done["incidents"]
             entry[P.F_APPLIED] = len(actions)
             episode.last_action = P.LAST_ACTION_CODE
@@ -215,7 +217,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
                 lose(host, slot, exc, "verify")
                 cut = {P.F_KIND: P.CUT_LOST, P.F_DETAIL: str(exc)}
         if cut is not None:
-            if cut[P.F_KIND] == "cancelled":
+            if slot.state != P.SLOT_RUNNING:
                 raise slot.deleted_error()
             episode.invalidate(P.INVALID_VERIFY_CUT)
             score, valid = 0.0, False

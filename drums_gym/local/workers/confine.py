@@ -32,6 +32,20 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
+def _remove_stale(controller: Path) -> None:
+    """Remove the empty cgroups of hosts that died without closing (their pid is gone)."""
+    with contextlib.suppress(OSError):
+        for path in controller.glob("drums-gym-*-*"):
+            pid = path.name.split("-")[2]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                for child in path.iterdir():
+                    if child.is_dir():
+                        with contextlib.suppress(OSError):
+                            child.rmdir()
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+
+
 class Cell:
     """One worker's cgroups (empty in rlimit mode); :meth:`release` ends what is left."""
 
@@ -87,6 +101,7 @@ class Confinement:
         self.base: dict[str, Path] = {}
         name = f"drums-gym-{os.getpid()}-{secrets.token_hex(3)}"
         for controller in _CONTROLLERS:
+            _remove_stale(root / controller)
             path = root / controller / name
             try:
                 path.mkdir()

@@ -50,7 +50,10 @@ def main(fd: int) -> None:
     _subreaper()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped as they end
     me = os.getpid()
-    rpc.send(control, ("ready", me))
+    try:
+        rpc.send(control, ("ready", me))
+    except rpc.Lost:  # the host went while we warmed up
+        os._exit(0)
     while True:
         try:
             (op, limits), _ = rpc.recv(control, trusted=True)
