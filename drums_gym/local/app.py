@@ -127,6 +127,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     )
     app.state.host = host
     app.state.tokens = allowed
+    app.state.threads = threads
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(
         BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s
