@@ -14,11 +14,6 @@ import time
 from urllib.parse import quote
 
 __all__ = [
-    "F_ISOLATION",
-    "CUT_LOST",
-    "INVALID_DESKTOP_LOST",
-    "INVALID_VERIFY_CUT",
-    "INVALID_SETUP_CUT",
     "A11Y_FORMAT",
     "ACCESSIBILITY_SUFFIX",
     "ACTIONS_SUFFIX",
@@ -41,6 +36,7 @@ __all__ = [
     "CODE_TOO_LARGE",
     "CODE_UNAUTHORIZED",
     "CONTROL_WORDS",
+    "CUT_LOST",
     "DONE",
     "EPISODE_INVALID",
     "EPISODE_PENDING",
@@ -79,6 +75,7 @@ __all__ = [
     "F_IDEMPOTENCY_KEY",
     "F_INSTRUCTION",
     "F_INVALID_REASON",
+    "F_ISOLATION",
     "F_KIND",
     "F_LAST_ACTION",
     "F_LIMIT",
@@ -138,6 +135,9 @@ __all__ = [
     "H_SCREEN_HEIGHT",
     "H_SCREEN_WIDTH",
     "H_USER_AGENT",
+    "INVALID_DESKTOP_LOST",
+    "INVALID_SETUP_CUT",
+    "INVALID_VERIFY_CUT",
     "LAST_ACTION_CODE",
     "LEASE_SUFFIX",
     "MAX_SEED",

@@ -339,14 +339,21 @@ def test_serve_warns_when_told_to_bind_beyond_loopback():
     assert proc.returncode == 0
 
 
+#: the one subprocess the package starts: the desktop zygote (the host's own workers)
+SPAWNS = {("local/workers/pool.py", "Popen")}
+
+
 def test_no_eval_or_exec_in_the_package():
-    """The grep-able promise: the package never names eval or exec."""
+    """The grep-able promise: the package never names eval or exec, and starts no
+    subprocess but the host's own desktop zygote."""
     root = Path(drums_gym.cli.__file__).resolve().parent.parent
     offenders = []
     for path in sorted(root.rglob("*.py")):
+        where = path.relative_to(root).as_posix()
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Name) and node.id in (EVAL, EXEC, "compile"):
-                offenders.append(f"{path.relative_to(root)}:{node.lineno} {node.id}")
-            if isinstance(node, ast.Attribute) and node.attr in ("system", "popen", "Popen"):
-                offenders.append(f"{path.relative_to(root)}:{node.lineno} .{node.attr}")
+                offenders.append(f"{where}:{node.lineno} {node.id}")
+            if (isinstance(node, ast.Attribute) and node.attr in ("system", "popen", "Popen")
+                    and (where, node.attr) not in SPAWNS):
+                offenders.append(f"{where}:{node.lineno} .{node.attr}")
     assert not offenders, offenders

@@ -9,6 +9,7 @@ that sent it is then killed by the caller: a reply cap the work cannot talk its 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import pickle
 import select
@@ -115,7 +116,5 @@ def recv(
 
 
 def _close(fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         socket.close(fd)
-    except OSError:
-        pass
