@@ -271,3 +271,30 @@ def test_one_busy_workspace_cannot_take_another_workspaces_threads(make_host):
             t.join(TIMEOUT)
         assert sorted(box) == [409] * 4
         _cleanup(a, b)
+
+
+def test_the_documented_limits_table_is_the_config():
+    """docs/architecture.md's table of a desktop's limits: every row is a KNOBS row with its
+    flag, variable and default (a planted wrong default fails: see the last lines)."""
+    from pathlib import Path
+
+    from drums_gym.local.config import KNOBS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+    table = doc.split("### Limits of one desktop", 1)[1].split("\n\n", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in table.splitlines()[3:] if line.startswith("|")]
+    by_flag = {k.flag: k for k in KNOBS}
+
+    def check(rows: list[list[str]]) -> None:
+        for _, default, flag, env in rows:
+            knob = by_flag[flag.strip("`")]
+            assert env.strip("`") == knob.env
+            value = getattr(HostConfig(), knob.field)
+            assert str(value) in default.replace(" s", ""), (flag, default, value)
+
+    assert len(rows) == 9
+    check(rows)
+    planted = [[*rows[0][:1], "2 GiB (2147483648)", *rows[0][2:]]]
+    with pytest.raises(AssertionError):
+        check(planted)
