@@ -16,6 +16,7 @@ a desktop's Python objects; no OS isolation).
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import secrets
 import threading
@@ -61,7 +62,8 @@ class Host:
         in_process: bool = False,
     ) -> None:
         self.config = config or HostConfig()
-        self.in_process = in_process
+        #: no os.fork (Windows): the desktops stay in this process (no OS isolation)
+        self.in_process = in_process or not hasattr(os, "fork")
         #: the tasks this host serves (default: the bundled ones and ``$DRUMS_LOCAL_TASKS``)
         self.catalog: Mapping[str, Task] = CATALOG if catalog is None else catalog
         self.faults = faults or Faults(seed=seed)
