@@ -4,7 +4,8 @@ With writable cgroup v1 controllers (``/sys/fs/cgroup/{memory,pids,cpu}``, as ro
 worker gets its own memory cgroup (``memory.limit_in_bytes``: past it the kernel kills the
 worker, and only it) and pids cgroup (``pids.max``: processes it may own, its future
 sandbox's included), and joins its workspace's cpu cgroup (``cpu.shares``: a workspace's
-desktops share one workspace's weight of the CPU, however many are busy). Elsewhere the
+desktops share one workspace's weight of the CPU, however many are busy; all the host's
+workspaces together weigh one busy process per core against the rest of the machine). Elsewhere the
 worker caps its own address space (``RLIMIT_AS``) and the CPU is shared per process.
 Open files are an rlimit in both modes (:func:`.worker.apply_limits`).
 
@@ -110,6 +111,9 @@ class Confinement:
             self.base[controller] = path
         if len(self.base) != len(_CONTROLLERS):
             self._remove_bases()
+        else:  # the host's desktops together weigh one busy process per core
+            with contextlib.suppress(OSError):
+                _write(self.base["cpu"] / "cpu.shares", str(1024 * (os.cpu_count() or 1)))
         self.mode = "cgroup" if self.base else "rlimit"
         self._pending: list[Cell] = []
 
