@@ -19,6 +19,8 @@ import logging
 import os
 import secrets
 import signal
+import threading
+import time
 from pathlib import Path
 
 __all__ = ["CGROUP_ROOT", "Cell", "Confinement"]
@@ -149,9 +151,16 @@ class Confinement:
             self._pending.append(cell)
         self._pending = [c for c in self._pending if not c.release()]
 
-    def close(self) -> None:
-        """Release every cell and remove the host's cgroups (best effort, logged)."""
-        self._pending = [c for c in self._pending if not c.release()]
+    def close(self, wait_s: float = 2.0) -> None:
+        """Release every cell (waiting up to ``wait_s`` for killed processes to finish
+        exiting) and remove the host's cgroups (best effort, logged)."""
+        deadline = time.monotonic() + wait_s
+        tick = threading.Event()
+        while True:
+            self._pending = [c for c in self._pending if not c.release()]
+            if not self._pending or time.monotonic() > deadline:
+                break
+            tick.wait(0.01)
         self._remove_bases()
 
     def _remove_bases(self) -> None:

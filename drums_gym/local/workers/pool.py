@@ -322,8 +322,9 @@ class Pool:
             workers = list(self._workers)
         for worker in workers:
             worker.kill("the host stopped")
-        for worker in workers:
+        with self._lock:
+            dead, self._dead = self._dead, []
+        for worker in workers + dead:
             worker.close()
-        self.sweep()
         self.confinement.close()
         self.zygote.release()

@@ -54,13 +54,13 @@ class TooLarge(Exception):
 def send(sock: socket.socket, obj: Any, fds: list[int] | tuple[int, ...] = ()) -> None:
     """Send one message (and ``fds`` with it); raises :class:`Lost` when the peer is gone."""
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    frame = _HEAD.pack(len(data)) + data
+    head = _HEAD.pack(len(data))
     try:
         if fds:
-            sent = socket.send_fds(sock, [frame], list(fds))
-            frame = frame[sent:]
-        if frame:
-            sock.sendall(frame)
+            socket.send_fds(sock, [head], list(fds))
+        else:
+            sock.sendall(head)
+        sock.sendall(data)  # not joined to the head: a frame's bytes are copied once less
     except OSError as exc:
         raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
 
@@ -73,23 +73,29 @@ def _wait(sock: socket.socket, deadline: float | None) -> None:
         raise Deadline("no reply before the deadline")
 
 
-def _read(sock: socket.socket, n: int, deadline: float | None, fds: list[int]) -> bytes:
-    chunks: list[bytes] = []
-    while n:
+def _read(
+    sock: socket.socket, n: int, deadline: float | None, fds: list[int] | None = None
+) -> bytearray:
+    """``n`` bytes; descriptors sent with the first of them go to ``fds`` if given."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
         _wait(sock, deadline)
         try:
-            if not fds and not chunks:
-                data, got, _flags, _addr = socket.recv_fds(sock, n, _MAX_FDS)
-                fds.extend(got)
+            if got == 0 and fds is not None:
+                data, new, _flags, _addr = socket.recv_fds(sock, n, _MAX_FDS)
+                fds.extend(new)
+                view[: len(data)] = data
+                count = len(data)
             else:
-                data = sock.recv(n)
+                count = sock.recv_into(view[got:])
         except OSError as exc:
             raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
-        if not data:
+        if not count:
             raise Lost("the peer closed its end")
-        chunks.append(data)
-        n -= len(data)
-    return b"".join(chunks)
+        got += count
+    return buf
 
 
 def recv(
@@ -107,7 +113,7 @@ def recv(
         for fd in fds:
             _close(fd)
         raise TooLarge(size, max_bytes)
-    body = _read(sock, size, deadline, fds)
+    body = _read(sock, size, deadline)
     try:
         obj = pickle.loads(body) if trusted else _ReplyUnpickler(io.BytesIO(body)).load()
     except (pickle.UnpicklingError, EOFError, ValueError) as exc:

@@ -90,9 +90,10 @@ class Station:
         self.frames.clear()
 
     def forked(self) -> None:
-        """This station is now a fork child's: its frames start over."""
+        """This station is now a fork child's: new frame tokens (its encoded frames, of
+        the same desktop, stay: its first screenshot costs no render)."""
         self.epoch += 1
-        self.frames.clear()
+        self.frames.forget_served()
 
     def snapshot(self) -> Desktop:
         """An independent copy of the desktop (in-process forks)."""
