@@ -32,7 +32,7 @@ from ..actions import ActionError, parse
 from .errors import HostError, conflict
 from .frames import Frame
 from .slots import Slot
-from .workers import ACTION_GAP_S, WorkerLost, WorkerTimeout
+from .workers import ACTION_GAP_S, Worker, WorkerLost, WorkerTimeout
 
 if TYPE_CHECKING:
     from .host import Host
@@ -62,6 +62,8 @@ def lose(host: Host, slot: Slot, exc: WorkerLost, what: str) -> None:
         raise slot.deleted_error() from None
     reason = f"{what}_timeout" if isinstance(exc, WorkerTimeout) else P.INVALID_DESKTOP_LOST
     slot.lost = reason
+    if isinstance(slot.station, Worker):
+        slot.station.end(reason)  # its socket and cgroups are released by the pool
     slot.episode.invalidate(reason)
     log.warning(
         "drums-gym local host: slot %s lost its desktop during %s (%s); episode %s is "
