@@ -26,14 +26,20 @@ from collections.abc import Mapping
 from typing import Any
 from xml.etree import ElementTree as ET
 
-__all__ = ["NAMESPACES", "to_xml"]
+__all__ = ["NAMESPACES", "VALUE_ATTRIBUTES", "to_xml"]
 
 #: OSWorld's namespaces for the XML form (Ubuntu).
 NAMESPACES: dict[str, str] = {
     "st": "https://accessibility.ubuntu.example.org/ns/state",
     "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
     "cp": "https://accessibility.ubuntu.example.org/ns/component",
+    "val": "https://accessibility.ubuntu.example.org/ns/value",
 }
+
+#: A node's numeric keys and the at-spi Value attributes OSWorld writes for them
+#: (``val:value``, ``val:min``, ``val:max``, ``val:step``: doubles, as ``str(float)``).
+VALUE_ATTRIBUTES: dict[str, str] = {"value": "value", "minimum": "min", "maximum": "max",
+                                    "step": "step"}
 
 
 def _element(n: Mapping[str, Any]) -> ET.Element:
@@ -43,6 +49,9 @@ def _element(n: Mapping[str, Any]) -> ET.Element:
         attrs[f"{{{NAMESPACES['st']}}}{state.replace('-', '_')}"] = "true"
     if n.get("description"):
         attrs[f"{{{NAMESPACES['attr']}}}description"] = str(n["description"])
+    for key, attr in VALUE_ATTRIBUTES.items():
+        if isinstance(n.get(key), (int, float)) and not isinstance(n.get(key), bool):
+            attrs[f"{{{NAMESPACES['val']}}}{attr}"] = str(float(n[key]))
     if "showing" in states and "visible" in states:
         (x, y), (w, h) = n["position"], n["size"]
         attrs[f"{{{NAMESPACES['cp']}}}screencoord"] = f"({x}, {y})"
@@ -56,7 +65,8 @@ def _element(n: Mapping[str, Any]) -> ET.Element:
 
 def to_xml(tree: Mapping[str, Any]) -> str:
     """The tree as OSWorld's XML (tags are roles; ``st:`` states, ``cp:`` geometry,
-    ``attr:description``; a node's ``text`` is its element's text)."""
+    ``attr:description``, ``val:`` the value of sliders; a node's ``text`` is its
+    element's text)."""
     for prefix, uri in NAMESPACES.items():
         ET.register_namespace(prefix, uri)
     return ET.tostring(_element(tree), encoding="unicode")

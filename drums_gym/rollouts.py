@@ -163,13 +163,16 @@ def iter_groups(
     policy: Policy | Sequence[Policy],
     spec: str = "policy",
     on_step: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, Any], None] | None = None,
 ) -> Iterator[GroupOutcome]:
     """Fork ``parent`` (a reset `DrumsDesktopEnv`) into ``groups`` groups of ``n`` and
     yield each group's outcome as it finishes.
 
     ``policy`` is one policy shared by every member or a sequence of ``n`` (one per member,
     each reset at the start of a group). ``on_step(group_index, step)`` is called after
-    every vector step (``step`` counts from 1 within the group). The vector env is closed
+    every vector step (``step`` counts from 1 within the group); ``on_start(group_index,
+    infos)`` when a group's children are forked (their reset infos: ``slot_id``). The
+    vector env is closed
     when the iterator finishes, is closed, or raises.
     """
     check_capacity(parent.client, n)
@@ -184,6 +187,8 @@ def iter_groups(
             started = time.perf_counter()
             obs, infos = vec.reset()
             members.reset()
+            if on_start is not None:
+                on_start(g, infos)
             done = np.zeros(n, dtype=bool)
             # a member whose episode is invalid from the start is never asked to act
             live = np.array([bool(info_at(infos, "valid", i, True)) for i in range(n)])

@@ -1,5 +1,6 @@
-"""Take the README's screenshots from the simulator itself: desktop, Files, Terminal,
-Settings, the dock's menu.
+"""Take the docs' screenshots from the simulator itself: desktop, Files, Terminal,
+Settings, the dock's menu, the clock's menu (Do Not Disturb), the System menu (volume
+slider) and the volume OSD.
 
 Every frame is a task's starting desktop driven by pyautogui strings (parsed and expanded
 as the local host does), with positions read from the accessibility tree.
@@ -86,6 +87,26 @@ def main(out: Path) -> list[Path]:
     tree = desk.accessibility()
     act(desk, f"pyautogui.moveTo({center(_named(tree, 'menu', 'Vim'), 'Remove from Favorites')})")
     shots.append((desk, "dock-menu.png"))
+
+    desk = desktop_of("f9be0997")  # the clock's menu, Do Not Disturb switched on
+    bar = _named(desk.accessibility(), "panel", "Top Bar")
+    act(desk, f"pyautogui.click({center(bar, desk.clock_text())})")
+    menu = _named(desk.accessibility(), "menu", "Date Menu")
+    act(desk, f"pyautogui.click({center(menu, 'Do Not Disturb')})")
+    shots.append((desk, "date-menu.png"))
+
+    desk = desktop_of("28cc3b7e")  # the System menu, its volume slider dragged to 70%
+    act(desk, f"pyautogui.click({center(desk.accessibility(), 'System')})")
+    slider = _named(desk.accessibility(), "slider", "Volume")
+    (x, y), (w, h) = slider["position"], slider["size"]
+    act(desk, f"pyautogui.click({x + w * 7 // 10}, {y + h // 2})")
+    menu = _named(desk.accessibility(), "menu", "System Menu")
+    act(desk, f"pyautogui.moveTo({center(menu, 'Settings')})")
+    shots.append((desk, "system-menu.png"))
+
+    desk = desktop_of("28cc3b7e")  # the media keys: the volume OSD
+    act(desk, "pyautogui.press('volumeup', presses=4)")
+    shots.append((desk, "volume-osd.png"))
 
     written = []
     for desk, name in shots:

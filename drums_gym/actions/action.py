@@ -24,7 +24,8 @@ name           args
 =============  ===============================================================
 
 ``button`` is ``"left"``, ``"middle"`` or ``"right"``; key names are normalised with
-:func:`drums_gym.actions.keys.normalize_key`.
+:func:`drums_gym.actions.keys.normalize_key`. ``write`` of a string types only what
+pyautogui types on X11 (:data:`X11_TYPED`); other characters are dropped.
 """
 
 from __future__ import annotations
@@ -225,13 +226,21 @@ def _tap(key: str) -> Iterator[Event]:
     yield KeyUp(key)
 
 
+#: The characters pyautogui's X11 backend types (its ``keyboardMapping``: printable ASCII,
+#: tab, newline, carriage return, backspace). ``write`` drops any other character silently,
+#: as ``_pyautogui_x11._keyDown`` does (``write('héllo 中文')`` types ``hllo ``).
+X11_TYPED = frozenset(chr(c) for c in range(0x20, 0x7F)) | frozenset("\t\n\r\b")
+
+
 def _write(a: dict[str, ArgValue], pointer: Point) -> Iterator[Event]:
     message = a["message"]
     interval = _float(a["interval"])
     items: Iterable[str] = message if isinstance(message, (str, tuple)) else ()
     for i, item in enumerate(items):
         if i and interval > 0:
-            yield Sleep(interval)
+            yield Sleep(interval)  # pyautogui sleeps after a dropped character too
+        if isinstance(message, str) and item not in X11_TYPED:
+            continue
         yield from _tap(normalize_key(item))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from typing import Any
@@ -22,6 +23,7 @@ __all__ = [
     "model_options",
     "positive_int",
     "terminal_width",
+    "token_hint",
 ]
 
 
@@ -65,11 +67,29 @@ def add_output_args(p: argparse.ArgumentParser, *, progress: bool = True) -> Non
         )
 
 
-def fail(command: str, exc: BaseException) -> int:
-    """Print a user error as one line on stderr and answer exit code 1."""
-    message = " ".join(str(exc).split()) or type(exc).__name__
+def fail(command: str, exc: BaseException, args: argparse.Namespace | None = None) -> int:
+    """Print a user error as one line on stderr and answer exit code 1. A host's 401 gets
+    the one hint every command gives (`token_hint`, from ``args``' ``--url``/``--token``)."""
+    from ..client import Unauthorized
+
+    if isinstance(exc, Unauthorized) and args is not None:
+        while isinstance(exc.__cause__, Unauthorized):  # the host's own words, not a hint
+            exc = exc.__cause__
+        message = f"{' '.join(str(exc).split())}; {token_hint(args)}"
+    else:
+        message = " ".join(str(exc).split()) or type(exc).__name__
     print(f"drums-gym {command}: error: {message}", file=sys.stderr)
     return 1
+
+
+def token_hint(args: argparse.Namespace) -> str:
+    """What to do about a refused token, in the command line's words (``--token``)."""
+    url = getattr(args, "url", None) or os.environ.get("DRUMS_URL") or "the embedded host"
+    host = url if url == "the embedded host" else f"the host at {url}"
+    if getattr(args, "token", None) or os.environ.get("DRUMS_TOKEN"):
+        return f"{host} refused the token: give the token it was started with (--token T, " \
+            "or $DRUMS_TOKEN)"
+    return f"no token was given, and {host} needs one: give it with --token T (or $DRUMS_TOKEN)"
 
 
 def dump_json(data: Any) -> None:

@@ -74,7 +74,7 @@ def run_suite_command(args: argparse.Namespace) -> int:
         )
         return 130
     except (DrumsError, ValueError) as exc:
-        return fail("eval", exc)
+        return fail("eval", exc, args)
     finally:
         for bar in bars:
             bar.close()

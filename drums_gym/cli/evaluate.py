@@ -22,6 +22,7 @@ from typing import Any
 
 from ..client import DrumsError
 from ..evaluation import EpisodeResult, Evaluation, evaluate, make_envs
+from ..evaluation.recording import step_extras
 from ..outcomes import wilson_interval
 from ._common import (
     add_connection_args,
@@ -34,6 +35,7 @@ from ._common import (
     positive_int,
 )
 from ._progress import Progress
+from ._view import ViewLinks, add_view_arg
 from .policies import load_policies
 from .report import write_report
 
@@ -77,7 +79,8 @@ def add_parser(sub: Any) -> None:
     suite.add_argument(
         "--out", default=None, metavar="DIR",
         help="the suite's folder: episodes.jsonl (one line per finished episode, written "
-        "at once) and summary.json (rewritten as the run goes)",
+        "at once) and summary.json (rewritten as the run goes); with --task: the folder of "
+        "summary.json, report.html and (with --record) the recordings",
     )
     suite.add_argument(
         "--resume", action="store_true",
@@ -106,7 +109,8 @@ def add_parser(sub: Any) -> None:
         help="'random' (default); 'scripted' (the task's scripted solver: its GUI route "
         "when it fits --steps, else the terminal route), 'scripted:gui' or "
         "'scripted:terminal'; or MODULE:CALLABLE or FILE.py:CALLABLE (a class or a "
-        "factory taking seed= is called with --seed; see drums_gym.cli.policies)",
+        "factory taking seed= is called with --seed; see drums_gym.cli.policies); "
+        "or openai:MODEL (a model behind --base-url: docs/models.md)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the policy (default 0)")
     p.add_argument(
@@ -116,12 +120,14 @@ def add_parser(sub: Any) -> None:
         const="",
         metavar="DIR",
         help="with --tasks (no DIR): record each counted episode under "
-        "OUT/record/<task8>/episode-<k>/. With --task: record every episode (frames, "
-        "steps.jsonl, GIF) of sub-env k under "
+        "OUT/record/<task8>/episode-<k>/. With --task (DIR, or --out DIR): record every "
+        "episode (frames, steps.jsonl with what the policy said at each step, GIF) of "
+        "sub-env k under "
         "DIR/env-<k>/episode-NNNNNN/ (the same forked desktops as without --record), and "
         "DIR/summary.json: the arguments and each counted episode's result and folder; "
         "an episode cut off at the end is marked unfinished.json",
     )
+    add_view_arg(p)
     add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
@@ -142,6 +148,12 @@ class _Recording:
 
         self.recorder = VectorRecordTrajectory(envs, self.folder)
         return self.recorder
+
+    def note(self, index: int, policy: Any) -> None:
+        """(before the step) what sub-env ``index``'s policy said about its action: the
+        step's ``policy`` in ``steps.jsonl`` (a model's reply, tokens, latency)."""
+        if self.recorder is not None:
+            self.recorder.note_policy(index, step_extras(policy))
 
     def count(self, result: EpisodeResult) -> None:
         """(at the step the episode ended) remember the folder it was recorded in."""
@@ -171,6 +183,7 @@ class _Recording:
             ],
             "not_counted": others,
         }
+        self.folder.mkdir(parents=True, exist_ok=True)  # --out DIR without --record
         path = self.folder / "summary.json"
         path.write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
         self.unfinished = sum(not o["finished"] for o in others)
@@ -189,12 +202,10 @@ def _non_negative_int(text: str) -> int:
 
 
 #: suite flags and their defaults: given without --tasks, they are an error
-_SUITE_ONLY = {"out": None, "resume": False, "ray": None}
+_SUITE_ONLY = {"resume": False, "ray": None}
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..envs import register_task
-
     if args.tasks is not None:
         if args.episodes is not None:
             return fail("eval", ValueError("--episodes is for --task; with --tasks use "
@@ -211,8 +222,13 @@ def run(args: argparse.Namespace) -> int:
             return fail("eval", ValueError(f"{flag} is for suites: give --tasks"))
     if args.episodes is None:
         args.episodes = 8
-    if args.record == "":
-        return fail("eval", ValueError("--record needs a folder with --task: --record DIR"))
+    if args.record and args.out is not None and Path(args.record) != Path(args.out):
+        return fail("eval", ValueError(f"--record {args.record} and --out {args.out} name "
+                                       "two folders: give one (--record --out DIR)"))
+    if args.record == "" and args.out is None:
+        return fail("eval", ValueError("--record needs a folder with --task: --record DIR, "
+                                       "or --record --out DIR"))
+    folder = args.record or args.out  # --out DIR alone: summary.json and the report
     try:
         policies = load_policies(
             args.policy,
@@ -222,13 +238,12 @@ def run(args: argparse.Namespace) -> int:
             max_steps=args.steps,
             model=model_options(args),
         )
-        env_id = register_task(args.task)
     except ValueError as exc:
-        return fail("eval", exc)
+        return fail("eval", exc, args)
 
     envs = None
     progress: Progress | None = None
-    recording = None if args.record is None else _Recording(Path(args.record))
+    recording = None if folder is None else _Recording(Path(folder))
     started = time.perf_counter()
     try:
         envs = make_envs(
@@ -238,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
             url=args.url,
             token=args.token,
             policy=policies,
-            wrap=None if recording is None else recording.wrap,
+            wrap=None if recording is None or args.record is None else recording.wrap,
             name="--num-envs",
         )
         progress = Progress(args.episodes, "episodes", enabled=args.progress)
@@ -249,13 +264,20 @@ def run(args: argparse.Namespace) -> int:
             if recording is not None:
                 recording.count(result)
 
+        views = ViewLinks(args)
+        host_url = _host_url(envs)
+
+        def on_start(index: int, info: Any) -> None:
+            views.show(host_url, f"env {index}", info.get("slot_id"))
+
         evaluation = evaluate(
             envs, policies, args.episodes, spec=args.policy, seed=args.seed,
-            on_episode=on_episode,
+            on_episode=on_episode, on_action=None if recording is None else recording.note,
+            on_start=on_start,
         )
         task_id, instruction = _task_of(envs, args.task)
     except (DrumsError, ValueError) as exc:
-        return fail("eval", exc)
+        return fail("eval", exc, args)
     finally:
         if progress is not None:
             progress.close()
@@ -263,7 +285,8 @@ def run(args: argparse.Namespace) -> int:
             envs.close()
 
     summary = _summary(
-        args, env_id, task_id, instruction, evaluation, time.perf_counter() - started
+        args, f"Drums/{task_id[:8]}", task_id, instruction, evaluation,
+        time.perf_counter() - started,
     )
     if recording is not None:
         path = recording.write_summary(args, summary)
@@ -280,6 +303,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(summary))
     return 0
+
+
+def _host_url(envs: Any) -> str:
+    """The base URL of the host the envs' desktops are on (the fork parent's client)."""
+    base = envs.unwrapped
+    env = getattr(base, "parent", None)
+    if env is None and getattr(base, "envs", None):
+        env = base.envs[0].unwrapped
+    client = getattr(env, "client", None)
+    return str(getattr(client, "url", ""))
 
 
 def _task_of(envs: Any, default: str) -> tuple[str, str]:

@@ -145,8 +145,9 @@ class ScriptedPolicy:
 
     Args:
         task: the task id (full or its first 8 characters).
-        route: ``"gui"`` or ``"terminal"``; None: the GUI route if its episode fits
-            ``max_steps``, else the terminal route (see `drums_gym.solvers.get_solver`).
+        route: ``"gui"``, ``"terminal"`` or ``"gui-long"``; None: the GUI route if its
+            episode fits ``max_steps``, else the terminal route (see
+            `drums_gym.solvers.get_solver`).
         max_steps: the episode's step budget.
     """
 

@@ -20,7 +20,8 @@ from collections import Counter
 from typing import Any
 
 from .._loop import check_capacity
-from ..client import DrumsError
+from ..client import DrumsError, connect
+from ..evaluation.plan import resolve_task
 from ..rollouts import GroupOutcome, MemberOutcome, iter_groups, run_groups, start_parent, total
 from ._common import (
     add_connection_args,
@@ -29,11 +30,13 @@ from ._common import (
     dump_json,
     fail,
     fit_to_terminal,
+    info_at,
     model_options,
     positive_int,
 )
 from ._progress import Progress
 from ._table import format_table
+from ._view import ViewLinks, add_view_arg
 from .policies import load_policies, needs_accessibility
 
 # GroupOutcome, MemberOutcome and run_groups live in drums_gym.rollouts (re-exported here)
@@ -79,6 +82,7 @@ def add_parser(sub: Any) -> None:
         metavar="CODE",
         help="pyautogui code run on the parent before forking (repeatable)",
     )
+    add_view_arg(p)
     add_model_args(p)
     add_connection_args(p)
     add_output_args(p)
@@ -112,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             model=model_options(args),
         )
     except ValueError as exc:
-        return fail("rollout", exc)
+        return fail("rollout", exc, args)
 
     def retry(reason: str | None) -> None:
         print(
@@ -121,18 +125,28 @@ def run(args: argparse.Namespace) -> int:
         )
 
     parent = None
+    client = None
     progress: Progress | None = None
     started = time.perf_counter()
     try:
+        client = connect(url=args.url, token=args.token)
         parent = DrumsDesktopEnv(
-            args.task,
-            url=args.url,
-            token=args.token,
+            resolve_task(client, args.task),  # the one unknown-task message
+            client=client,
             max_steps=args.steps,
             accessibility=needs_accessibility(policies),
         )
         check_capacity(parent.client, args.n, name="--n")
         start_parent(parent, args.prefix, args.seed, on_retry=retry, label="--prefix")
+        views = ViewLinks(args)
+        if parent.slot is not None:
+            views.show(client.url, "parent", parent.slot.id)
+
+        def on_start(group: int, infos: Any) -> None:
+            for i in range(args.n):
+                views.show(client.url, f"group {group} member {i}",
+                           info_at(infos, "slot_id", i))
+
         progress = Progress(args.groups * args.steps, "steps", enabled=args.progress)
         outcomes: list[GroupOutcome] = []
         bar = progress
@@ -143,18 +157,20 @@ def run(args: argparse.Namespace) -> int:
 
         for outcome in iter_groups(
             parent, n=args.n, groups=args.groups, policy=policies, spec=args.policy,
-            on_step=on_step,
+            on_step=on_step, on_start=on_start,
         ):
             taken += outcome.steps
             bar.shrink(args.steps - outcome.steps)  # the budget this group did not use
             outcomes.append(outcome)
     except (DrumsError, ValueError) as exc:
-        return fail("rollout", exc)
+        return fail("rollout", exc, args)
     finally:
         if progress is not None:
             progress.close()
         if parent is not None:
             parent.close()
+        if client is not None:
+            client.close()
 
     elapsed = time.perf_counter() - started
     summary = _summary(args, parent, outcomes, elapsed)

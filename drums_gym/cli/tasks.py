@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         with connect(url=args.url, token=args.token) as client:
             tasks = client.tasks()
     except (DrumsError, ValueError) as exc:
-        return fail("tasks", exc)
+        return fail("tasks", exc, args)
     if args.json:
         dump_json([
             {

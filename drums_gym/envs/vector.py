@@ -125,6 +125,14 @@ class DrumsForkVectorEnv(VectorEnv):
         self._needs_reset = np.zeros(n, dtype=bool)
         self._closed = False
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """``metadata["autoreset_mode"]``, also as the attribute Gymnasium's own vector envs
+        have (TorchRL reads it there)."""
+        mode = self.metadata["autoreset_mode"]
+        assert isinstance(mode, AutoresetMode)
+        return mode
+
     # ------------------------------------------------------------------ forking
     @property
     def fork_limit(self) -> int | None:

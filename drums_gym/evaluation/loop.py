@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -16,6 +16,8 @@ import numpy as np
 from .._loop import Members, Policy, check_capacity, needs_accessibility
 from ..outcomes import UNKNOWN_REASON, EpisodeOutcome, rate, wilson_interval
 from ..wrappers._vector_info import info_at, member_info
+from .plan import resolve_task
+from .recording import episode_stats
 
 __all__ = [
     "EpisodeResult",
@@ -41,6 +43,9 @@ class EpisodeResult:
         reason: why it is invalid (None when valid).
         action_errors: actions the env rejected (a policy's mistakes, kept as data).
         task_id: the task it ran (empty when the env does not say).
+        instruction: the task's instruction, as the episode's reset gave it.
+        policy_stats: the policy's ``episode_stats()`` at the episode's end (a model
+            policy's latency, tokens, errors), None when it has none.
     """
 
     env_index: int
@@ -51,6 +56,8 @@ class EpisodeResult:
     reason: str | None = None
     action_errors: int = 0
     task_id: str = ""
+    instruction: str = ""
+    policy_stats: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (one line of an ``episodes.jsonl``)."""
@@ -132,7 +139,9 @@ class EvalSummary:
         """A JSON-ready dict (the statistics of ``eval --json``)."""
         out = asdict(self)
         out["invalid"] = self.invalid
-        out["success_ci95"] = list(self.success_ci95) if self.success_ci95 else None
+        # rounded: a bound of 0 or 1 computes as 2.8e-17 or 0.9999999999999999
+        ci = self.success_ci95
+        out["success_ci95"] = [round(x, 6) for x in ci] if ci else None
         return out
 
 
@@ -146,6 +155,8 @@ def iter_episodes(
     success_threshold: float = 1.0,
     timings: StepTimings | None = None,
     on_step: Callable[[int], None] | None = None,
+    on_action: Callable[[int, Policy], None] | None = None,
+    on_start: Callable[[int, Mapping[str, Any]], None] | None = None,
 ) -> Iterator[EpisodeResult]:
     """Step ``envs`` (a vector env with ``NEXT_STEP`` autoreset, e.g.
     ``gym.make_vec("Drums/e0df059f", num_envs=4)`` or :func:`make_envs`) and yield each
@@ -154,7 +165,11 @@ def iter_episodes(
     ``policy`` is one policy shared by every sub-env or a sequence of ``num_envs`` (one
     per sub-env, reset at each of its episodes). ``timings`` (a :class:`StepTimings`)
     collects the step phases of valid episodes; ``on_step(vector_steps)`` is called after
-    every vector step. The caller owns ``envs`` (close it).
+    every vector step; ``on_action(i, policy)`` after sub-env ``i``'s policy answered its
+    action, before the step (a recorder reads what the policy said:
+    `drums_gym.evaluation.recording.step_extras`); ``on_start(i, info)`` when sub-env
+    ``i`` starts an episode, with its reset info (``slot_id``: where to watch it). The
+    caller owns ``envs`` (close it).
     """
     if episodes is not None and (
         isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1
@@ -164,6 +179,9 @@ def iter_episodes(
     members = Members(policy, n, spec)
     obs, infos = envs.reset(seed=seed)
     members.reset()
+    if on_start is not None:
+        for i in range(n):
+            on_start(i, member_info(infos, i))
     instructions = [str(info_at(infos, "instruction", i, "")) for i in range(n)]
     tasks = [str(info_at(infos, "task_id", i, "") or "") for i in range(n)]
     live = np.array([bool(info_at(infos, "valid", i, True)) for i in range(n)])
@@ -173,7 +191,11 @@ def iter_episodes(
     yielded = 0
     vector_steps = 0
     while episodes is None or yielded < episodes:
-        actions = members.actions(obs, instructions, infos, live & ~autoreset)
+        acting = live & ~autoreset
+        actions = members.actions(obs, instructions, infos, acting)
+        if on_action is not None:
+            for i in map(int, np.flatnonzero(acting)):
+                on_action(i, members.policies[i])
         obs, rewards, terminations, truncations, infos = envs.step(actions)
         vector_steps += 1
         finished: list[EpisodeResult] = []
@@ -184,6 +206,8 @@ def iter_episodes(
                 live[i] = bool(info_at(infos, "valid", i, True))
                 lengths[i] = errors[i] = 0
                 members.reset(i)
+                if on_start is not None:
+                    on_start(i, member_info(infos, i))
                 continue
             lengths[i] += 1
             if info_at(infos, "action_error", i) is not None:
@@ -210,6 +234,8 @@ def iter_episodes(
                         reason=end.reason,
                         action_errors=int(errors[i]),
                         task_id=tasks[i],
+                        instruction=instructions[i],
+                        policy_stats=episode_stats(members.policies[i]),
                     )
                 )
         autoreset = np.logical_or(terminations, truncations)
@@ -240,6 +266,8 @@ def evaluate(
     spec: str = "policy",
     seed: int | None = None,
     on_episode: Callable[[EpisodeResult], None] | None = None,
+    on_action: Callable[[int, Policy], None] | None = None,
+    on_start: Callable[[int, Mapping[str, Any]], None] | None = None,
 ) -> Evaluation:
     """Run :func:`iter_episodes` until ``episodes`` have finished and summarize them."""
     timings = StepTimings()
@@ -250,7 +278,8 @@ def evaluate(
 
     results = []
     for result in iter_episodes(
-        envs, policy, episodes, spec=spec, seed=seed, timings=timings, on_step=count
+        envs, policy, episodes, spec=spec, seed=seed, timings=timings, on_step=count,
+        on_action=on_action, on_start=on_start,
     ):
         results.append(result)
         if on_episode is not None:
@@ -283,9 +312,10 @@ def make_envs(
     from ..client import connect
     from ..envs import register_task
 
-    env_id = register_task(task)
     with connect(url=url, token=token) as client:
+        task = resolve_task(client, task)  # the one unknown-task message
         check_capacity(client, num_envs, name=name)
+    env_id = register_task(task)
     if accessibility is None:
         accessibility = policy is not None and needs_accessibility(policy)
     envs = gym.make_vec(

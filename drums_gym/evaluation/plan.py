@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SuiteItem", "episode_seed", "plan_items", "read_task_file", "resolve_tasks"]
+__all__ = [
+    "TASKS_SHOWN",
+    "SuiteItem",
+    "episode_seed",
+    "plan_items",
+    "read_task_file",
+    "resolve_task",
+    "resolve_tasks",
+    "unknown_task_message",
+]
 
 #: seeds are in [0, 2**31): what every RNG takes
 _SEED_MASK = 0x7FFFFFFF
@@ -94,6 +103,35 @@ def read_task_file(path: str | Path) -> list[str]:
     return ids
 
 
+#: how many task ids an unknown-task message lists
+TASKS_SHOWN = 20
+
+
+def unknown_task_message(
+    name: str, url: str, served: Sequence[str], *, ambiguous: bool = False
+) -> str:
+    """The one message for a task the host does not serve (every command says it so): the
+    host, how many tasks it serves and the first `TASKS_SHOWN` short ids, sorted.
+
+    >>> unknown_task_message("nosuch", "http://h", ["b" * 32, "a" * 32])
+    "task 'nosuch' is not known to the Drums host at http://h: it serves 2 tasks \
+(aaaaaaaa, bbbbbbbb); list its tasks with `drums-gym tasks` or Client.tasks()"
+    """
+    what = "matches more than one task of" if ambiguous else "is not known to"
+    ids = sorted(t[:8] for t in served)
+    shown = ", ".join(ids[:TASKS_SHOWN])
+    more = f" and {len(ids) - TASKS_SHOWN} more" if len(ids) > TASKS_SHOWN else ""
+    serves = f"it serves {len(ids)} tasks ({shown}{more})" if ids else "it serves no tasks"
+    return (f"task {name!r} {what} the Drums host at {url}: {serves}; list its tasks with "
+            "`drums-gym tasks` or Client.tasks()")
+
+
+def resolve_task(client: Any, name: str) -> str:
+    """The full id of one task ``name`` (full, or its first 8 characters or more) on the
+    host of ``client``; ValueError with `unknown_task_message` when it serves none."""
+    return resolve_tasks(client, [name])[0]
+
+
 def resolve_tasks(client: Any, spec: str | Sequence[str]) -> list[str]:
     """Full task ids of ``spec``: ``"all"`` (every task the host serves), ``"ID,ID,..."``
     (full ids or their first 8 characters), a path to a ``test_all.json``, or a sequence
@@ -119,11 +157,8 @@ def resolve_tasks(client: Any, spec: str | Sequence[str]) -> list[str]:
     for name in wanted:
         matches = [t for t in served if t == name or (len(name) >= 8 and t.startswith(name))]
         if len(matches) != 1:
-            shown = ", ".join(t[:8] for t in served)
-            what = "is ambiguous" if matches else "is not served"
-            raise ValueError(
-                f"task {name!r} {what} by the host at {client.url} (it serves {shown})"
-            )
+            raise ValueError(unknown_task_message(name, client.url, served, ambiguous=bool(
+                matches)))
         if matches[0] not in out:
             out.append(matches[0])
     return out

@@ -6,6 +6,10 @@ An attempt is recorded by the trajectory recorder's `EpisodeWriter` (the files
 ``episode.gif``) into a staging folder; when the attempt is final its folder is moved to
 ``episode-<k>`` (replacing what an earlier, killed run left there), otherwise it is
 deleted. So the folder exists for a counted episode, and only for one.
+
+Each step's line also holds ``policy``: what the policy said about the action it chose
+(:func:`step_extras`: a model policy's reply text, parsed action, token usage and
+latency; any policy's own ``step_extras()``).
 """
 
 from __future__ import annotations
@@ -19,10 +23,26 @@ from typing import Any
 from ..wrappers._trajectory import EpisodeWriter
 from .plan import SuiteItem
 
-__all__ = ["RECORD", "AttemptRecording", "record_folder"]
+__all__ = ["RECORD", "AttemptRecording", "episode_stats", "record_folder", "step_extras"]
 
 #: the folder of recordings inside a suite's folder
 RECORD = "record"
+
+
+def step_extras(policy: Any) -> dict[str, Any] | None:
+    """What ``policy`` says about the action it just answered, for the step's record: its
+    ``step_extras()`` (a dict; `drums_gym.integrations.models.OpenAIPolicy` answers the
+    model's reply, the parsed action, tokens and latency), or None when it has none."""
+    extras = getattr(policy, "step_extras", None)
+    value = extras() if callable(extras) else None
+    return dict(value) if isinstance(value, Mapping) and value else None
+
+
+def episode_stats(policy: Any) -> dict[str, Any] | None:
+    """``policy.episode_stats()`` (a dict of the episode's figures), or None."""
+    stats = getattr(policy, "episode_stats", None)
+    value = stats() if callable(stats) else None
+    return dict(value) if isinstance(value, Mapping) else None
 
 
 def record_folder(item: SuiteItem) -> str:
@@ -51,9 +71,10 @@ class AttemptRecording:
 
     def step(
         self, obs: Any, action: Any, reward: float, terminated: bool, truncated: bool,
-        info: Mapping[str, Any],
+        info: Mapping[str, Any], policy: Mapping[str, Any] | None = None,
     ) -> None:
-        self.writer.record(obs, action, reward, terminated, truncated, info)
+        """One step; ``policy`` is the policy's record of the action (`step_extras`)."""
+        self.writer.record(obs, action, reward, terminated, truncated, info, policy)
 
     def _close(self) -> None:
         if not self._closed:

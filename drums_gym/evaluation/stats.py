@@ -50,7 +50,7 @@ def suite_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "valid": len(valid),
         "success": successes,
         "success_rate": rate(successes, len(valid)),
-        "ci95": list(ci) if ci is not None else None,
+        "ci95": [round(x, 6) for x in ci] if ci is not None else None,  # no 2.8e-17
         "invalid": dict(sorted(reasons.items())),
         "invalid_rate": rate(len(done) - len(valid), len(done)),
         "mean_steps": rate(steps, len(valid)),

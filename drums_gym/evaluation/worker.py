@@ -23,7 +23,7 @@ from .._loop import Policy, call_policy, needs_accessibility, reset_policy
 from ..client import Client, DrumsError, TransportError
 from ..outcomes import UNKNOWN_REASON, EpisodeOutcome
 from .plan import SuiteItem
-from .recording import AttemptRecording
+from .recording import AttemptRecording, episode_stats, step_extras
 
 __all__ = ["POLICY_FIGURES", "PolicyFactory", "SuiteStopped", "SuiteWorker", "attempt_record"]
 
@@ -58,6 +58,7 @@ def attempt_record(
     success_threshold: float = 1.0,
     extra: Mapping[str, Any] | None = None,
     record: str | None = None,
+    instruction: str = "",
 ) -> dict[str, Any]:
     """One line of ``episodes.jsonl`` (the suite schema's fields, in its order)."""
     step_time = float(timings.get("action", 0.0)) + float(timings.get("observe", 0.0))
@@ -82,6 +83,7 @@ def attempt_record(
         "finished_at": round(finished_at, 3),
         "record": record,
         "final": outcome.valid or last,
+        "instruction": instruction,
     }
     for key, value in (extra or {}).items():
         if key in POLICY_FIGURES and isinstance(value, (int, float)) and math.isfinite(value):
@@ -155,6 +157,7 @@ class SuiteWorker:
             None if self.record_to is None else AttemptRecording(self.record_to, item, attempt)
         )
         started = time.time()
+        instruction = ""
         timings = {"action": 0.0, "observe": 0.0, "verify": 0.0}
         steps = errors = 0
         reward = 0.0
@@ -170,9 +173,12 @@ class SuiteWorker:
                     if self.stop.is_set():
                         raise SuiteStopped(item)
                     action = call_policy(policy, obs, instruction, self.policy_name, info)
+                    said = step_extras(policy) if recording is not None else None
                     obs, reward, terminated, truncated, info = env.step(action)
                     if recording is not None:
-                        recording.step(obs, action, float(reward), terminated, truncated, info)
+                        recording.step(
+                            obs, action, float(reward), terminated, truncated, info, said
+                        )
                     steps += 1
                     errors += info.get("action_error") is not None
                     for key, seconds in (info.get("timings") or {}).items():
@@ -199,7 +205,6 @@ class SuiteWorker:
                 folder = recording.keep()
             else:
                 recording.discard()
-        stats = getattr(policy, "episode_stats", None)
         return attempt_record(
             item,
             attempt,
@@ -212,8 +217,9 @@ class SuiteWorker:
             started_at=started,
             finished_at=time.time(),
             success_threshold=self.success_threshold,
-            extra=stats() if callable(stats) else None,
+            extra=episode_stats(policy),
             record=folder,
+            instruction=instruction,
         )
 
     def close(self) -> None:

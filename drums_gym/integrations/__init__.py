@@ -12,6 +12,10 @@ module                                 what it gives                        extr
                                        ``evaluate_policy``, ``make_sb3_env``
 ``drums_gym.integrations.ray``         ``run_suite_on_ray``: the suite      ``[ray]``
                                        runner's workers as Ray actors
+``drums_gym.integrations.rllib``       ``DrumsRLlibEnv``,                   ``[rllib]``
+                                       ``DrumsCallbacks`` for RLlib
+``drums_gym.integrations.torchrl``     ``make_torchrl_env``,                ``[torchrl]``
+                                       ``DrumsInfoReader``, ``valid_returns``
 =====================================  ===================================  ===============
 
 Each module imports its library; this package and ``drums_gym`` itself import none of them.

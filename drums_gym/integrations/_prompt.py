@@ -6,11 +6,11 @@ turns, and the current observation; it answers Python in a fenced block, or one 
 Nothing here does I/O: `system_prompt`, `user_message` and `parse_reply` are pure.
 
 >>> parse_reply("I will click the folder.\\n```python\\npyautogui.click(10, 20)\\n```")
-('pyautogui.click(10, 20)', None)
->>> parse_reply("The task is finished.\\nDONE")
-('DONE', None)
->>> parse_reply("hmm")[0] is None
-True
+(['pyautogui.click(10, 20)'], None)
+>>> parse_reply("The task is finished.\\n```DONE```")
+(['DONE'], None)
+>>> parse_reply("hmm")[0]
+[]
 """
 
 from __future__ import annotations
@@ -71,13 +71,13 @@ Return the code in a fenced block, like this:
 ```python
 # your code here
 ```
-Instead of code you may answer one of these words, alone:
-- WAIT when you have to wait for something to finish;
-- FAIL when the task cannot be done (try hard before you decide that);
-- DONE when the task is complete.
+Instead of code you may return one of these special codes, in a fenced block of its own:
+- ```WAIT``` when you have to wait for something to finish;
+- ```FAIL``` when the task cannot be done (try hard before you decide that);
+- ```DONE``` when the task is complete.
 {password}
 First reflect briefly on the current screen and on what has been done so far, then give \
-the code or the word. Never give anything else as the action.
+the code or the special code. Never give anything else as the action.
 
 The task you are asked to complete: {instruction}"""
 
@@ -156,12 +156,13 @@ def user_message(
 
 _FENCE = re.compile(r"```(.*?)```", re.DOTALL)
 _LANGS = ("python", "python3", "py")
+#: the words that end an episode: nothing after them in a reply is run
+_ENDING = ("DONE", "FAIL")
 
 
 def _word(text: str) -> str | None:
-    """``text`` as a control word (any case, with markup such as ``**`` or a final dot
-    around it), else None."""
-    word = text.strip().strip("`*_.:!\"' \t").upper()
+    """``text`` as a control word (OSWorld compares it exactly, after stripping), else None."""
+    word = text.strip()
     return word if word in CONTROL_WORDS else None
 
 
@@ -176,31 +177,56 @@ def _block_body(block: str) -> str:
     return block.strip()
 
 
-def parse_reply(reply: str) -> tuple[str | None, str | None]:
-    """``(action, problem)`` for a model's reply.
+def _block_actions(body: str) -> list[str]:
+    """One fenced block's actions, by OSWorld's rule: the block is a control word; or its
+    last line (or the last ``;``-separated statement of it) is one, after the code
+    before it; or it is code."""
+    word = _word(body)
+    if word:
+        return [word]
+    lines = body.split("\n")
+    code, sep, last = lines[-1].rpartition(";")
+    word = _word(last)
+    if word:
+        before = "\n".join([*lines[:-1], code] if sep else lines[:-1]).strip()
+        return [before, word] if before else [word]
+    return [body]
 
-    The action is the code of the reply's fenced blocks (several are joined, in order), or,
-    when there is none, a control word: a block holding only ``DONE``/``FAIL``/``WAIT``, the
-    whole reply being one, or its last line being one. A reply with none of these answers
-    ``(None, problem)``.
+
+def parse_reply(reply: str) -> tuple[list[str], str | None]:
+    """``(actions, problem)`` for a model's reply, by OSWorld's rule (``mm_agents/agent.py``,
+    ``parse_code_from_string``): the whole reply is ``DONE``, ``FAIL`` or ``WAIT``; else
+    each fenced block, in order, is a control word, or code followed by a control word
+    on its last line, or code. Text outside the blocks is never an action: a reply that
+    ends in a bare "DONE" after its reasoning has none (the prompt asks for ```DONE```).
+
+    The actions are run one per step, in order: adjacent code is joined into one action,
+    and nothing after ``DONE`` or ``FAIL`` is kept (the episode ends there). A reply
+    with no action answers ``([], problem)``.
+
+    >>> parse_reply("Renamed.\\n```python\\npyautogui.press('enter')\\nDONE\\n```")
+    (["pyautogui.press('enter')", 'DONE'], None)
+    >>> parse_reply("The folder is renamed. DONE")[0]
+    []
     """
     if not isinstance(reply, str) or not reply.strip():
-        return None, "the model's reply is empty"
-    codes: list[str] = []
-    words: list[str] = []
+        return [], "the model's reply is empty"
+    word = _word(reply)
+    if word:
+        return [word], None
+    actions: list[str] = []
     for block in _FENCE.findall(reply):
         body = _block_body(block)
-        word = _word(body)
-        if word:
-            words.append(word)
-        elif body:
-            codes.append(body)
-    if codes:
-        return "\n".join(codes), None
-    if words:
-        return words[-1], None
-    lines = [line for line in reply.strip().splitlines() if line.strip()]
-    word = _word(reply) or _word(lines[-1])
-    if word:
-        return word, None
-    return None, "the model's reply holds no fenced code block and no DONE, FAIL or WAIT"
+        if not body:
+            continue
+        for action in _block_actions(body):
+            if actions and action not in CONTROL_WORDS and actions[-1] not in CONTROL_WORDS:
+                actions[-1] += "\n" + action  # one piece of code, as OSWorld runs it
+            else:
+                actions.append(action)
+            if action in _ENDING:
+                return actions, None
+    if actions:
+        return actions, None
+    return [], ("the model's reply holds no fenced code block and is not DONE, FAIL or "
+                "WAIT (a control word after text must be fenced: ```DONE```)")

@@ -3,8 +3,12 @@
 `OpenAIPolicy` talks to anything serving ``POST /v1/chat/completions`` (vLLM, SGLang, a
 hosted API) in OSWorld's pyautogui convention: each step it sends the screenshot (a PNG
 data URL) and/or the accessibility tree as text, the task's instruction and the last few
-turns, and turns the reply into one action: the code of a fenced ``python`` block, or
-``DONE``, ``FAIL``, ``WAIT``. It is called like every drums-gym policy,
+turns, and turns the reply into actions by OSWorld's rule (`parse_reply`: the whole reply
+is ``DONE``, ``FAIL`` or ``WAIT``; else each fenced block is code, a control word, or code
+then a control word on its last line). A reply's actions run one per step, as OSWorld runs
+them in turn: ``pyautogui.press('enter')`` then ``DONE`` from one reply are this step's
+action and the next one's (the next step asks no model; its record says ``queued``).
+It is called like every drums-gym policy,
 ``policy(observation, instruction, info) -> str``, and never raises for what the model or
 its server does:
 
@@ -13,14 +17,17 @@ its server does:
   other server error, it is a *policy error*: the step's record says so in
   ``policy_error`` and the policy answers ``on_error`` (``"WAIT"``: the desktop is left
   alone and the episode goes on; the desktop stays valid, since nothing is wrong with it);
-- a reply with no code block and no control word is a *parse error*: recorded in
-  ``parse_error``, answered with ``"WAIT"`` (a no-op), the episode goes on.
+- a reply with no code block and that is no control word is a *parse error*: recorded in
+  ``parse_error``, answered with ``"WAIT"`` (a no-op, as OSWorld runs no action), the
+  episode goes on.
 
 Each call leaves its record in `OpenAIPolicy.last_call` (a dict a loop can put in the
 step's ``info``): ``prompt_s`` (building the request: the PNG, the tree),
 ``model_latency_s`` (the model call, retries and backoff included), ``prompt_tokens``,
 ``completion_tokens``, ``retries``, ``backoff_s``, ``policy_error``, ``parse_error``,
-``reply``, ``action``.
+``reply``, ``action``, ``queued`` (the action is the rest of an earlier reply: no call,
+``reply`` None); `OpenAIPolicy.step_extras` answers it for the evaluation's recording
+(each step's ``policy`` in ``steps.jsonl``, shown in the report).
 The API key is read from the environment variable ``api_key_env`` and never appears in a
 repr, a record, a log line or an error.
 
@@ -50,7 +57,14 @@ from typing import Any, Literal
 import numpy as np
 
 from ._chat import ChatClient, ChatError, Completion
-from ._prompt import OBSERVATIONS, Observation, linearize, parse_reply, system_prompt, user_message
+from ._prompt import (
+    OBSERVATIONS,
+    Observation,
+    linearize,
+    parse_reply,
+    system_prompt,
+    user_message,
+)
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -58,6 +72,7 @@ __all__ = [
     "OpenAIPolicy",
     "act_concurrently",
     "is_model_spec",
+    "parse_reply",
     "policy_from_spec",
 ]
 
@@ -69,7 +84,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SPEC_PREFIX = "openai:"
 
 _RECORD_KEYS = ("model", "prompt_s", "model_latency_s", "prompt_tokens", "completion_tokens",
-                "retries", "backoff_s", "policy_error", "parse_error", "reply", "action")
+                "retries", "backoff_s", "policy_error", "parse_error", "reply", "action",
+                "queued")
 
 
 def _check_number(name: str, value: Any, *, low: float, integer: bool = False,
@@ -197,6 +213,7 @@ class OpenAIPolicy:
         self.needs_accessibility = observation != "screenshot"
         self._chat = ChatClient(url, key, self.timeout_s)
         self._turns: deque[tuple[int, str]] = deque(maxlen=history)
+        self._pending: deque[str] = deque()  # the rest of the last reply's actions
         self._step = 0
         self._last: dict[str, Any] | None = None
         self._failing = False
@@ -207,6 +224,7 @@ class OpenAIPolicy:
     def reset(self) -> None:
         """Start a new episode: forget the turns and the records."""
         self._turns.clear()
+        self._pending.clear()
         self._step = 0
         self._last = None
         self.calls = []
@@ -244,6 +262,11 @@ class OpenAIPolicy:
             "policy_errors": sum(1 for c in calls if c.get("policy_error")),
         }
 
+    def step_extras(self) -> dict[str, Any] | None:
+        """What the evaluation loops record with each step (its ``policy`` in
+        ``steps.jsonl``): `last_call`, the reply, parsed action, tokens and latency."""
+        return self.last_call
+
     @property
     def last_call(self) -> dict[str, Any] | None:
         """The last call's record (a copy), None before the first call of an episode."""
@@ -255,10 +278,16 @@ class OpenAIPolicy:
         """The next action for ``observation`` (the step's screenshot); ``info`` is the
         last reset's or step's info (its ``accessibility`` tree, its ``action_error``)."""
         info = info if info is not None else {}
+        record = dict.fromkeys(_RECORD_KEYS)
+        record.update(model=self.model, retries=0, backoff_s=0.0, queued=False)
+        if self._pending:  # the rest of the last reply: no model call
+            self._step += 1
+            record.update(action=self._pending.popleft(), queued=True)
+            self._last = record
+            self.calls.append(record)
+            return str(record["action"])
         start = time.perf_counter()
         messages = self._messages(observation, instruction, info)
-        record = dict.fromkeys(_RECORD_KEYS)
-        record.update(model=self.model, retries=0, backoff_s=0.0)
         record["prompt_s"] = time.perf_counter() - start
         start = time.perf_counter()
         completion = self._complete(self._body(messages), record)
@@ -280,7 +309,8 @@ class OpenAIPolicy:
                           completion_tokens=completion.completion_tokens)
             parsed, problem = parse_reply(completion.content)
             record["parse_error"] = problem
-            action = parsed if parsed is not None else "WAIT"
+            action = parsed[0] if parsed else "WAIT"
+            self._pending.extend(parsed[1:])
             self._turns.append((self._step, completion.content))
         record["action"] = action
         self._last = record

@@ -80,7 +80,7 @@ _INTS = {
 class HostConfig:
     """Limits and timings of a local host (``drums-gym serve`` flags set them)."""
 
-    live_desktops: int = 16  # per workspace
+    live_desktops: int = 17  # per workspace: gym.make_vec(id, num_envs=16) and its parent
     host_desktops: int = 32  # the whole host
     fork_limit: int = 8
     saved_states: int = 8  # per workspace

@@ -46,6 +46,7 @@ class Episode:
     fault_reason: str | None = None  # planned: host flags the episode after the gates pass
     fault_after_actions: int = 0
     last_action: str | None = None  # DONE | FAIL | WAIT | code (protocol's LAST_ACTION_CODE)
+    score: float | None = None  # the last verify's score (the live view's verdict)
 
     @classmethod
     def start(
@@ -104,4 +105,5 @@ class Episode:
             P.F_ACTIONS: self.actions,
             P.F_STARTED_AT: self.started_at,
             P.F_LAST_ACTION: self.last_action,
+            P.F_SCORE: self.score,
         }

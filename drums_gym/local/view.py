@@ -7,7 +7,10 @@ for the token in a form, or takes it from the address's fragment (``.../view#tok
 which browsers never send to the server (and the page then drops from the address bar), so a
 token never appears in a request line or a log. It polls the screenshot, the episode and the
 action log about twice a second, shows them with ``textContent`` and blob URLs (never as
-HTML), and says plainly when the token is refused or the slot is gone.
+HTML), and says plainly when no token was given, when it is refused, and when the slot is
+gone (then it stops polling). The badge is the episode's status, and once the episode is
+verified after DONE or FAIL its verdict and score (the episode's ``score``); an action the
+host refused is in the log, struck through, with the reason.
 """
 
 from __future__ import annotations
@@ -76,6 +79,11 @@ word-break:break-word}
 #log li .n{color:#8b909c;margin-right:6px}
 #log li.control{color:#fbbf24;font-weight:600}
 #log li.cut{color:#fca5a5}
+#log li.rejected{color:#fca5a5;text-decoration:line-through}
+#log li .why{display:block;text-decoration:none;color:#fecaca;font-style:italic}
+.badge.solved{background:#1f8a4c}.badge.failed{background:#c2410c}.badge.gone{background:#6b7280}
+#screen[hidden],#no-frame[hidden]{display:none}
+#no-frame{color:#9ca3af;padding:40px;text-align:center;line-height:1.4}
 #token-form{display:flex;gap:8px;align-items:center}
 #token-form[hidden]{display:none}
 input{font:inherit;padding:3px 8px;border-radius:5px;border:1px solid #555;background:#111;
@@ -97,8 +105,10 @@ _JS = """
     return p.indexOf('token=')===0;})[0];
   if(given!==undefined){token=decodeURIComponent(given.slice(6)).trim()||null;
     history.replaceState(null,'',location.pathname+location.search);}
+  var stopped=false;
   function say(text){$('message').textContent=text||'';}
   function askToken(text){$('token-form').hidden=false;say(text);}
+  function stop(text){stopped=true;say(text);document.body.dataset.stopped='1';}
   $('token-form').addEventListener('submit',function(ev){ev.preventDefault();
     token=$('token').value.trim()||null;$('token').value='';$('token-form').hidden=true;
     say('');});
@@ -107,22 +117,36 @@ _JS = """
     if(token){headers[N.authorization]=N.bearer+' '+token;}
     return fetch(base+suffix,{headers:headers,cache:'no-store',credentials:'omit'});
   }
-  function trouble(r){
-    if(r.status===401){askToken('the host refused the token: enter the token the host '+
-      'was started with');return true;}
-    if(r.status===404){say('no such slot (deleted?); still looking');return true;}
+  async function trouble(r){
+    if(r.status===401){askToken(token?'the host refused the token: enter the token the '+
+      'host was started with':'no token was given: enter the token the host was started '+
+      'with');return true;}
+    if(r.status===409||r.status===404){
+      var why='';
+      try{why=(await r.json()).error.message;}catch(err){why='';}
+      stop((r.status===409?'the slot is gone':'no such slot')+(why?' ('+why+')':'')+
+        ': nothing more to show (stopped watching)');
+      var st=$('status');st.textContent='gone';st.className='badge gone';return true;}
     if(!r.ok){say('the host answered HTTP '+r.status+'; retrying');return true;}
     return false;
   }
+  function verdict(e){  // the status, or once verified the score: what a person asks
+    if(e.status==='invalid'){return ['invalid','invalid'];}
+    if(e.score!==null&&e.score!==undefined&&(e.last_action==='DONE'||
+        e.last_action==='FAIL')){
+      var s=Number(e.score).toFixed(2);
+      return e.score>=1?['solved · score '+s,'solved']:['failed · score '+s,'failed'];}
+    return [e.status,e.status];
+  }
   function showEpisode(e){
-    var s=$('status');s.textContent=e.status;s.className='badge '+e.status;
+    var v=verdict(e),s=$('status');s.textContent=v[0];s.className='badge '+v[1];
     $('episode').textContent=e.id+' (#'+e.number+')';
     $('actions').textContent=String(e.actions);
     $('last').textContent=e.last_action===null?'–':e.last_action;
     $('reason').textContent=e.invalid_reason?('invalid: '+e.invalid_reason):'';
   }
   function showLog(data){
-    var key=data.episode+':'+data.actions.length;
+    var key=data.episode+':'+data.actions.length;  // one entry per action, refused too
     if(key===logKey){return;}
     logKey=key;
     var ol=$('log');ol.replaceChildren();
@@ -132,6 +156,8 @@ _JS = """
       li.appendChild(n);li.appendChild(document.createTextNode(a.code));
       if(a.control){li.className='control';}
       if(a.cut){li.className='cut';li.title='stopped: '+a.cut.detail;}
+      if(a.error){li.className='rejected';var why=document.createElement('span');
+        why.className='why';why.textContent='rejected: '+a.error;li.appendChild(why);}
       ol.appendChild(li);
     });
     ol.lastElementChild&&ol.lastElementChild.scrollIntoView({block:'nearest'});
@@ -140,21 +166,22 @@ _JS = """
   async function tick(){
     try{
       var r=await get(N.screenshot);
-      if(!trouble(r)){
+      if(!(await trouble(r))){
         var f=r.headers.get(N.frame);
         if(f!==frame){
           var blob=await r.blob(),old=url;url=URL.createObjectURL(blob);
-          var img=$('screen');img.src=url;img.dataset.frame=f;frame=f;
+          var img=$('screen');img.src=url;img.dataset.frame=f;frame=f;img.hidden=false;
+          $('no-frame').hidden=true;
           if(old){setTimeout(function(){URL.revokeObjectURL(old);},1000);}
         }
         var e=await get(N.episode);
-        if(!trouble(e)){showEpisode(await e.json());
+        if(!(await trouble(e))){showEpisode(await e.json());
           var a=await get(N.actions);
-          if(!trouble(a)){showLog(await a.json());say('');}}
+          if(!(await trouble(a))){showLog(await a.json());say('');}}
       }
     }catch(err){say('the host is unreachable; retrying');}
     polls+=1;document.body.dataset.polls=String(polls);
-    setTimeout(tick,N.pollMs);
+    if(!stopped){setTimeout(tick,N.pollMs);}
   }
   tick();
 })();
@@ -175,7 +202,8 @@ PAGE = (
     '<form id="token-form" hidden><input id="token" type="password" autocomplete="off" '
     'placeholder="bearer token" aria-label="bearer token"><button>watch</button></form>'
     '<span id="message"></span></header>'
-    '<main><div id="screen-box"><img id="screen" alt="the desktop"></div>'
+    '<main><div id="screen-box"><img id="screen" alt="the desktop" hidden>'
+    '<p id="no-frame">no frame yet</p></div>'
     '<aside><h2>action log (<span id="log-count">0</span>)</h2><ol id="log"></ol></aside>'
     f"</main><script>{_JS.replace('__NAMES__', _NAMES)}</script></body></html>\n"
 )

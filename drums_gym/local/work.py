@@ -108,7 +108,12 @@ def _log_entry(host: Host, code: str) -> dict[str, Any]:
 def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
     """Apply pyautogui code, or record a control word (DONE, FAIL, WAIT)."""
     word = code.strip()
-    actions = None if word in P.CONTROL_WORDS else _parse(code)
+    try:
+        actions = None if word in P.CONTROL_WORDS else parse(code)
+    except ActionError as exc:
+        with slot.work(host.config.slot_queue):
+            _log_rejected(host, slot, code, exc)
+        raise _invalid_action(exc) from None
     with slot.work(host.config.slot_queue):
         episode = slot.episode
         episode.refresh()
@@ -129,6 +134,7 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
                     "act", actions, limits=host.config.limits(), deadline_s=_deadline(host)
                 )
             except ActionError as exc:
+                _log_rejected(host, slot, code, exc)
                 raise _invalid_action(exc) from None
             except WorkerLost as exc:
                 lose(host, slot, exc, "action")
@@ -156,11 +162,14 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         return {P.F_APPLIED: entry[P.F_APPLIED], P.F_EPISODE: episode.public(), P.F_CUT: cut}
 
 
-def _parse(code: str) -> Any:
-    try:
-        return parse(code)
-    except ActionError as exc:
-        raise _invalid_action(exc) from None
+def _log_rejected(host: Host, slot: Slot, code: str, exc: ActionError) -> None:
+    """(under the slot's lock) A refused action in the episode's log, with the reason (the
+    live view shows it, marked); it is no action of the episode (``actions`` not counted)."""
+    entry = _log_entry(host, code)
+    entry[P.F_ERROR] = str(exc)
+    slot.episode.log.append(entry)
+    if len(slot.episode.log) > host.config.action_log_entries:
+        del slot.episode.log[0]
 
 
 def action_log(host: Host, slot: Slot) -> dict[str, Any]:
@@ -223,6 +232,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
                 raise slot.deleted_error()
             episode.invalidate(P.INVALID_VERIFY_CUT)
             score, valid = 0.0, False
+        episode.score = score if valid else None  # the live view's verdict
         return {
             P.F_VALID: valid,
             P.F_SCORE: score,

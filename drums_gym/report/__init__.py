@@ -41,6 +41,7 @@ __all__ = [
     "FAILED",
     "INVALID",
     "REPORT_FILE",
+    "REPORT_MODE",
     "SOLVED",
     "SUMMARY_FILE",
     "Click",
@@ -60,6 +61,8 @@ __all__ = [
 
 #: the report's file name inside the run's folder
 REPORT_FILE = "report.html"
+#: its mode: readable by all, as every other output of an evaluation (mkstemp makes 0600)
+REPORT_MODE = 0o644
 
 
 def render_report(directory: str | os.PathLike[str]) -> str:
@@ -76,6 +79,7 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     target = folder / REPORT_FILE
     fd, temp = tempfile.mkstemp(prefix=".report-", suffix=".html", dir=folder)
     try:
+        os.fchmod(fd, REPORT_MODE)  # mkstemp's 0600 would hide the page from a web server
         with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
             f.write(html)
         os.replace(temp, target)

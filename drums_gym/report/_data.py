@@ -60,6 +60,9 @@ class Step:
     after: str | None = None
     clicks: list[Click] = field(default_factory=list)
     reply: str | None = None
+    #: the policy's record of the step beyond its reply: ``prompt_tokens``,
+    #: ``completion_tokens``, the parsed ``action``, ``retries`` (what the policy recorded)
+    said: dict[str, Any] = field(default_factory=dict)
     errors: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reward: float | None = None
@@ -211,11 +214,24 @@ def _single_task_rows(
             "policy": arguments.get("policy"),
             "record": item.get("folder"),
             "final": True,
+            "instruction": item.get("instruction"),
+            **_figures(item.get("policy_stats")),
         }))
     header = {"args": {k: v for k, v in arguments.items() if k in ("task", "episodes",
                                                                    "num_envs", "steps",
                                                                    "policy", "seed")}}
     return rows, header
+
+
+#: a policy's episode figures (``episode_stats()``) a row may hold: shown with the episode
+POLICY_FIGURES = ("model_latency_s", "prompt_tokens", "completion_tokens", "policy_errors")
+
+
+def _figures(stats: object) -> dict[str, Any]:
+    """The numeric `POLICY_FIGURES` of a policy's ``episode_stats()``."""
+    if not isinstance(stats, dict):
+        return {}
+    return {k: v for k, v in stats.items() if k in POLICY_FIGURES and _number(v) is not None}
 
 
 def _read_summary(path: Path) -> dict[str, Any] | None:
@@ -274,6 +290,11 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
     last = episode.first_frame
     lines = _step_lines(steps_file)
     screen = _screen_size(lines)
+    if not episode.row.get("instruction"):  # the reset's info says it too
+        reset = lines[0].get("info") if lines else None
+        said_there = reset.get("instruction") if isinstance(reset, dict) else None
+        if isinstance(said_there, str) and said_there:
+            episode.row["instruction"] = said_there
     for record_line in lines:
         number = record_line.get("step")
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
@@ -281,6 +302,7 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
         info = record_line.get("info")
         info = info if isinstance(info, dict) else {}
         action = record_line.get("action")
+        said = _policy_record(record_line, info)
         clicks, pointer = clicks_of(action, pointer)
         before = frame(number - 1)
         after = frame(number)
@@ -291,9 +313,10 @@ def _attach_recording(folder: Path, episode: Episode) -> None:
             frame_size=screen or size(before),
             after=after,
             clicks=clicks,
-            reply=_reply(info),
-            errors=_errors(record_line, info),
-            timings=_timings(info),
+            reply=_reply(said, info),
+            said=_said(said),
+            errors=_errors(record_line, info, said),
+            timings=_timings(info, said),
             reward=_number(record_line.get("reward")),
             ended=bool(record_line.get("terminated") or record_line.get("truncated")),
         )
@@ -340,8 +363,12 @@ def _step_lines(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _policy_record(info: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A model policy's record of the step (its ``last_call``), where the loop put it."""
+def _policy_record(line: Mapping[str, Any], info: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The policy's record of the step: the line's ``policy`` (what the eval loops write),
+    else an ``info["policy"]`` / ``info["model"]`` a hand-made loop put there."""
+    value = line.get("policy")
+    if isinstance(value, Mapping):
+        return value
     for key in ("policy", "model"):
         value = info.get(key)
         if isinstance(value, Mapping):
@@ -349,16 +376,33 @@ def _policy_record(info: Mapping[str, Any]) -> Mapping[str, Any]:
     return info
 
 
-def _reply(info: Mapping[str, Any]) -> str | None:
-    reply = _policy_record(info).get("reply", info.get("reply"))
+def _reply(record: Mapping[str, Any], info: Mapping[str, Any]) -> str | None:
+    reply = record.get("reply", info.get("reply"))
     return reply if isinstance(reply, str) and reply else None
 
 
-def _errors(line: Mapping[str, Any], info: Mapping[str, Any]) -> list[tuple[str, str]]:
+#: what a step card shows of the policy's record besides the reply, errors and latency
+_SAID = ("model", "action", "prompt_tokens", "completion_tokens", "retries", "queued")
+
+
+def _said(record: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in _SAID:
+        value = record.get(key)
+        if key == "queued":
+            if value is True:
+                out[key] = True
+        elif value and isinstance(value, (str, int)) and not isinstance(value, bool):
+            out[key] = value
+    return out
+
+
+def _errors(
+    line: Mapping[str, Any], info: Mapping[str, Any], record: Mapping[str, Any]
+) -> list[tuple[str, str]]:
     """``(kind, message)`` of what went wrong at the step: the action's error (policy
     mistakes: data), a recorder or host error, the policy's own errors."""
     found = []
-    record = _policy_record(info)
     for kind, value in (
         ("action error", info.get("action_error")),
         ("error", info.get("error")),
@@ -377,7 +421,7 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
-def _timings(info: Mapping[str, Any]) -> dict[str, float]:
+def _timings(info: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, float]:
     timings = info.get("timings")
     out: dict[str, float] = {}
     if isinstance(timings, Mapping):
@@ -385,7 +429,6 @@ def _timings(info: Mapping[str, Any]) -> dict[str, float]:
             number = _number(value)
             if number is not None and isinstance(key, str):
                 out[key] = number
-    record = _policy_record(info)
     model = _number(record.get("model_latency_s"))
     if model is not None:
         out["model"] = model

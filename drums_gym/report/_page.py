@@ -190,12 +190,29 @@ def _press_text(step: Step) -> str:
 def _step(step: Step) -> str:
     action = step.action
     text = "(no action)" if action is None else action if isinstance(action, str) else repr(action)
+    said = step.said
+    usage = [f"model {_e(said['model'])}"] if "model" in said else []
+    if "prompt_tokens" in said or "completion_tokens" in said:
+        usage.append(
+            f"{_e(said.get('prompt_tokens', '?'))} prompt + "
+            f"{_e(said.get('completion_tokens', '?'))} completion tokens"
+        )
+    if "retries" in said:
+        usage.append(f"{_e(said['retries'])} retries")
     reply = (
-        f'<details class="reply"><summary>model reply</summary><pre>{_e(step.reply)}</pre>'
-        "</details>"
+        '<details class="reply" open><summary>model reply'
+        + (f' <span class="muted">({" · ".join(usage)})</span>' if usage else "")
+        + f'</summary><pre class="reply-text">{_e(step.reply)}</pre></details>'
         if step.reply
         else ""
     )
+    if said.get("queued"):
+        reply += (
+            '<p class="muted reply-note">the rest of the previous reply (one action per '
+            "step, as OSWorld runs a reply's actions in turn): no model call</p>"
+        )
+    parsed = said.get("action")
+    label = "parsed action" if step.reply or parsed is not None else "action"
     errors = "".join(
         f'<p class="error"><b>{_e(kind)}:</b> {_e(message)}</p>' for kind, message in step.errors
     )
@@ -205,7 +222,7 @@ def _step(step: Step) -> str:
         f"{_frame(step.frame, step.frame_size, step, f'screen before step {step.number}')}"
         f'<div class="text"><h4>step {step.number}'
         f"{'' if not clicks else f' <span class=muted>· click {_e(clicks)}</span>'}</h4>"
-        f'<pre class="action">{_e(text)}</pre>{reply}{errors}'
+        f'{reply}<p class="label">{label}</p><pre class="action">{_e(text)}</pre>{errors}'
         f'<p class="timings">{_timings(step.timings)}</p></div></article>'
     )
 
@@ -213,9 +230,13 @@ def _step(step: Step) -> str:
 def _episode(ep: Episode) -> str:
     row = ep.row
     meta = [f"task {_e(ep.task)}", f"episode {ep.index}", f"attempt {ep.attempt}"]
-    for key in ("seed", "policy", "steps", "action_errors"):
+    for key in ("seed", "policy", "steps", "action_errors", "prompt_tokens",
+                "completion_tokens", "policy_errors"):
         if row.get(key) is not None:
             meta.append(f"{key.replace('_', ' ')} {_e(row[key])}")
+    latency = _num(row.get("model_latency_s"))
+    if latency is not None:
+        meta.append(f"model latency {_ms(latency)} per call")
     instruction = row.get("instruction")
     head = (
         f'<details class="trajectory" id="{ep.anchor}" data-task="{_e(ep.task_short)}" '
@@ -232,16 +253,28 @@ def _episode(ep: Episode) -> str:
         f"{_frame(ep.last_frame, None, None, 'the final screen')}"
         f'<div class="text"><h4>final screen</h4><p class="verdict {ep.outcome}">'
         f"{_e(_verdict(ep))}</p>"
-        + (
-            '<p class="muted">the recording did not reach the episode\'s end '
-            "(unfinished.json)</p>"
-            if ep.unfinished
-            else ""
-        )
+        + _ending_note(ep)
         + "</div></article>"
     )
     steps = "".join(_step(s) for s in ep.steps)
     return head + f'<div class="steps">{steps}{final}</div></details>'
+
+
+def _ending_note(ep: Episode) -> str:
+    """Why the trajectory stops where it does, when that needs saying."""
+    if ep.outcome == INVALID:
+        reason = ep.row.get("invalid_reason") or "no reason given"
+        return (
+            f'<p class="muted ending">the episode was invalid ({_e(reason)}): the host '
+            "flagged it, so it was not played to its end and is not scored (it counts "
+            "only in the invalid rate)</p>"
+        )
+    if ep.unfinished:
+        return (
+            '<p class="muted ending">the recording did not reach the episode\'s end '
+            "(unfinished.json)</p>"
+        )
+    return ""
 
 
 def _trajectories(run: Run) -> str:
@@ -351,6 +384,7 @@ pre{margin:4px 0;padding:6px 8px;background:#f3f4f6;border-radius:4px;white-spac
 word-break:break-word;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:220px;
 overflow:auto}
 .reply summary{cursor:pointer;font-size:12px;color:var(--accent)}
+.label{margin:6px 0 0;font-size:11px;color:var(--muted)}
 .error{margin:4px 0;color:#b42318;font-size:12px}
 .timings{margin:4px 0 0;font-size:12px;color:var(--muted)}
 .verdict{font-weight:600}.verdict.solved{color:var(--ok)}.verdict.failed{color:var(--bad)}

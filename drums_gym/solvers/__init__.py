@@ -36,8 +36,10 @@ from . import a11y
 from .base import Solver
 from .gui import (
     ChmodGui,
+    ChmodGuiLong,
     CopyFileToDirsGui,
     CopyJpgsGui,
+    CopyJpgsGuiLong,
     MoveTodoGui,
     RenameFolderGui,
     RestorePosterGui,
@@ -79,8 +81,9 @@ from .terminal import (
 
 __all__ = ["ROUTES", "SOLVERS", "Solver", "a11y", "get_solver", "routes"]
 
-#: ``answer``: the solver only answers (``FAIL`` for an infeasible task).
-ROUTES: tuple[str, ...] = ("gui", "terminal", "answer")
+#: ``answer``: the solver only answers (``FAIL`` for an infeasible task); ``gui-long``: a
+#: GUI route longer than the default step limit, kept by name (one control per action).
+ROUTES: tuple[str, ...] = ("gui", "terminal", "answer", "gui-long")
 
 _ALL: tuple[type[Solver], ...] = (
     RenameFolderGui, MoveTodoGui, RestorePosterGui, CopyFileToDirsGui, CopyJpgsGui, ChmodGui,
@@ -91,7 +94,7 @@ _ALL: tuple[type[Solver], ...] = (
     TerminalSizeTerminal, CopyFailedNotebooksTerminal, GzipOldFilesTerminal,
     CountPhpLinesTerminal, SshUserTerminal, *infeasible_solvers(),
     BlankScreenGui, DoNotDisturbGui, LockScreenGui, EnlargeTextGui, UtcTimezoneGui,
-    MaxVolumeGui, RemoveFavoriteGui,
+    MaxVolumeGui, RemoveFavoriteGui, CopyJpgsGuiLong, ChmodGuiLong,
 )
 
 #: Solver classes by ``(short task id, route)``.
@@ -116,8 +119,10 @@ def get_solver(task_id: str, route: str | None = None, max_steps: int | None = N
     ``"answer"``; None: the first available whose episode fits ``max_steps``, GUI before
     terminal, else the shortest). Raises KeyError when there is none.
 
-    >>> get_solver("23393935").route, get_solver("23393935", max_steps=15).route
+    >>> get_solver("23393935").route, get_solver("23393935", max_steps=5).route
     ('gui', 'terminal')
+    >>> get_solver("23393935", "gui-long").steps, get_solver("23393935").steps
+    (24, 11)
     """
     if route is not None and route not in ROUTES:
         raise ValueError(f"route must be one of {ROUTES} or None, got {route!r}")

@@ -30,6 +30,7 @@ __all__ = [
     "is_selected",
     "terminal",
     "walk",
+    "windows",
 ]
 
 Node = dict[str, Any]
@@ -68,10 +69,19 @@ def is_selected(node: Node) -> bool:
     return has_state(node, "selected")
 
 
+def windows(tree: Node) -> Iterator[Node]:
+    """The top-level nodes of every application (windows, popups), or the root's children
+    in a tree without an ``application`` level."""
+    for child in tree.get("children", ()):
+        if child.get("role") == "application":
+            yield from child.get("children", ())
+        else:
+            yield child
+
+
 def frame(tree: Node, title: str | None = None, active: bool = False) -> Node:
     """A top-level window (``frame``) by title; with ``active``, only the focused one."""
-    children: list[Node] = tree.get("children", [])
-    for n in children:
+    for n in windows(tree):
         if n.get("role") == "frame" and (title is None or n.get("name") == title) and (
                 not active or has_state(n, "active")):
             return n

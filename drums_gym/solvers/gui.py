@@ -11,12 +11,14 @@ from typing import ClassVar
 
 from . import a11y
 from .a11y import Node
-from .base import Check, Locate, Solver, Step, click, hotkey, write
+from .base import Check, Locate, Solver, Step, click, code, hotkey, when, write
 
 __all__ = [
     "ChmodGui",
+    "ChmodGuiLong",
     "CopyFileToDirsGui",
     "CopyJpgsGui",
+    "CopyJpgsGuiLong",
     "MoveTodoGui",
     "RenameFolderGui",
     "RestorePosterGui",
@@ -143,11 +145,49 @@ class CopyFileToDirsGui(Solver):
         return steps
 
 
+def _location(path: str) -> str:
+    """The keys of typing a location into the focused Files window (ctrl+L, path, Enter)."""
+    return f"pyautogui.hotkey('ctrl', 'l')\npyautogui.write({path + chr(10)!r})"
+
+
+def _only_jpgs(title: str) -> Check:
+    """The Files window ``title`` is focused and shows .jpg files only."""
+    def check(tree: Node) -> bool:
+        view = a11y.find(a11y.frame(tree, title, active=True), "layered-pane", "Files View")
+        icons = a11y.find_all(view, "icon")
+        return bool(icons) and all(n["name"].endswith(".jpg") for n in icons)
+    return check
+
+
 class CopyJpgsGui(Solver):
-    """23393935: open photos/, then for each folder holding .jpg files: type its location,
-    select the pictures, copy, type ~/Desktop/cpjpg, paste."""
+    """23393935: open photos/, then for each folder holding .jpg files (nothing else): type
+    its location, select all, copy and type ~/Desktop/cpjpg in one go, paste (11 steps).
+    `CopyJpgsGuiLong` picks each picture by clicking it."""
 
     task_id, route = "23393935-50c7-4a86-aeea-2b78fd089c5c", "gui"
+    steps = 11
+    SOURCES: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("thailand", "~/Desktop/photos/vacation/thailand"),
+        ("hk", "~/Desktop/photos/vacation/hk"),
+        ("events", "~/Desktop/photos/events"),
+    )
+
+    def plan(self) -> Iterable[Step]:
+        steps: list[Step] = [click(desktop_icon("photos"), clicks=2)]
+        for title, path in self.SOURCES:
+            steps += [code(_location(path), check=a11y.active_frame),
+                      code("pyautogui.hotkey('ctrl', 'a')\npyautogui.hotkey('ctrl', 'c')\n"
+                           + _location("~/Desktop/cpjpg"), check=_only_jpgs(title)),
+                      hotkey("ctrl", "v", check=active("cpjpg"))]
+        return steps
+
+
+class CopyJpgsGuiLong(Solver):
+    """23393935 by the pointer: open photos/, then for each folder holding .jpg files: type
+    its location, select the pictures, copy, type ~/Desktop/cpjpg, paste (24 steps: more
+    than the default step limit)."""
+
+    task_id, route = "23393935-50c7-4a86-aeea-2b78fd089c5c", "gui-long"
     steps = 24
     SOURCES: ClassVar[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         ("thailand", "~/Desktop/photos/vacation/thailand",
@@ -189,11 +229,83 @@ def _no_execute(dialog: str) -> Step:
     return step
 
 
+_WANTED = (("Owner", "Read and write"), ("Group", "Read-only"), ("Others", "Read-only"))
+
+
+def _fix_permissions(dialog: str) -> Step:
+    """One action towards rw-r--r-- in the Properties dialog ``dialog`` (on its Permissions
+    tab), read off the tree: pick the open access menu's wanted choice, then open the next
+    combo that is wrong; once none is, untick "Allow executing" if ticked and close the
+    dialog (Escape). ``""`` when the dialog is gone (nothing left to do)."""
+    def step(tree: Node) -> str | None:
+        try:
+            win = a11y.frame(tree, dialog)
+        except LookupError:
+            return ""
+        lines: list[str] = []
+        chosen = ""
+        for cls, value in _WANTED:
+            menus = a11y.find_all(tree, "menu", f"{cls} Access")
+            if menus:
+                item = a11y.find(menus[0], "menu-item", value)
+                lines.append("pyautogui.click({}, {})".format(*a11y.center(item)))
+                chosen = cls
+        for cls, value in _WANTED:
+            combo = a11y.find(win, "combo-box", f"{cls} Access")
+            if cls != chosen and combo.get("text") != value:
+                lines.append("pyautogui.click({}, {})".format(*a11y.center(combo)))
+                return "\n".join(lines)
+        box = a11y.find(win, "check-box", "Allow executing file as program")
+        if a11y.has_state(box, "checked"):
+            lines.append("pyautogui.click({}, {})".format(*a11y.center(box)))
+        return "\n".join([*lines, "pyautogui.press('esc')"])
+    return step
+
+
 class ChmodGui(Solver):
-    """4d117223: for each file under ~/testDir: Files → select → Properties (ctrl+I) →
-    Permissions: Owner "Read and write", Group and Others "Read-only", not executable."""
+    """4d117223: for each file under ~/testDir: Files → type its folder → click it, ctrl+I
+    (Properties), ctrl+Page Down (Permissions) in one action → set what is not
+    rw-r--r-- yet (Owner "Read and write", Group and Others "Read-only", not executable) and
+    close (12 steps with the setup's files). `ChmodGuiLong` does each control by itself."""
 
     task_id, route = "4d117223-a354-47fb-8b45-62ab1390a95f", "gui"
+    steps = 12
+    FILES: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("~/testDir", "testDir", "file1.txt"),
+        ("~/testDir/subDir1", "subDir1", "file2.txt"),
+        ("~/testDir/subDir2", "subDir2", "file3.txt"),
+    )
+
+    def plan(self) -> Iterable[Step]:
+        steps: list[Step] = []
+        for i, (path, title, name) in enumerate(self.FILES):
+            dialog = f"{name} Properties"
+            item = file_icon(name, title)
+
+            def open_properties(tree: Node, item: Locate = item) -> str:
+                x, y = a11y.center(item(tree))
+                return (f"pyautogui.click({x}, {y})\npyautogui.hotkey('ctrl', 'i')\n"
+                        "pyautogui.hotkey('ctrl', 'pagedown')")
+
+            if i == 0:  # open Files from the dock and type the folder in one action
+                def launch(tree: Node, path: str = path) -> str:
+                    x, y = a11y.center(a11y.dock_button(tree, "Files"))
+                    return f"pyautogui.click({x}, {y})\n{_location(path)}"
+                steps.append(launch)
+            else:
+                steps.append(code(_location(path), check=a11y.active_frame))
+            steps += [when(active(title), open_properties),
+                      when(selected(tab(dialog, "Permissions")), _fix_permissions(dialog)),
+                      _fix_permissions(dialog), _fix_permissions(dialog)]
+        return steps
+
+
+class ChmodGuiLong(Solver):
+    """4d117223, one control per action: for each file under ~/testDir: Files → select →
+    Properties (ctrl+I) → Permissions: Owner "Read and write", Group and Others
+    "Read-only", not executable (26 steps: more than the default step limit)."""
+
+    task_id, route = "4d117223-a354-47fb-8b45-62ab1390a95f", "gui-long"
     steps = 26
     FILES: ClassVar[tuple[tuple[str, str, str], ...]] = (
         ("~/testDir", "testDir", "file1.txt"),

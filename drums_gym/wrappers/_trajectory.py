@@ -181,6 +181,7 @@ class EpisodeWriter:
         self._frames: list[Image.Image] = []  # the GIF's, filled by the worker
         self._ended = False
         self._previous: tuple[np.ndarray, bytes, Image.Image | None] | None = None  # worker's
+        self._policy: Mapping[str, Any] | None = None  # noted for the next step's line
 
     @property
     def recording(self) -> bool:
@@ -197,7 +198,13 @@ class EpisodeWriter:
         self._frames = []
         self._ended = False
         self.step = -1
+        self._policy = None
         return self.episode_dir
+
+    def note_policy(self, record: Mapping[str, Any] | None) -> None:
+        """What the policy said about the action it is about to take (a model's reply,
+        the parsed action, tokens, latency): written as ``policy`` in the next step's line."""
+        self._policy = record
 
     def record(
         self,
@@ -207,22 +214,28 @@ class EpisodeWriter:
         terminated: bool,
         truncated: bool,
         info: Mapping[str, Any],
+        policy: Mapping[str, Any] | None = None,
     ) -> None:
         """Record the next step (the first after :meth:`start` is step 0, the reset): its
-        line in ``steps.jsonl``, and its frame when it has one."""
+        line in ``steps.jsonl``, and its frame when it has one. ``policy`` (or what
+        :meth:`note_policy` noted) is the policy's record of the action, its ``policy``."""
         if not self.recording:
             return
         self.step += 1
-        self.write(
-            {
-                "step": self.step,
-                "action": action,
-                "reward": None if reward is None else float(reward),
-                "terminated": bool(terminated),
-                "truncated": bool(truncated),
-                "info": info,
-            }
-        )
+        line: dict[str, Any] = {
+            "step": self.step,
+            "action": action,
+            "reward": None if reward is None else float(reward),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "info": info,
+        }
+        noted, self._policy = self._policy, None
+        if policy is None:
+            policy = noted
+        if policy is not None and action is not None:
+            line["policy"] = policy
+        self.write(line)
         if terminated or truncated:
             self._ended = True
         if frame is None or not (self.save_frames or self.gif) or self.episode_dir is None:

@@ -23,7 +23,9 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstruc
       and after each step (when ``save_frames``);
     - ``steps.jsonl``: one JSON object per line, written (and flushed) as each step
       happens: ``step``, ``action``, ``reward``, ``terminated``, ``truncated`` and a
-      JSON-safe ``info`` (numpy values converted; keys containing ``"token"`` dropped).
+      JSON-safe ``info`` (numpy values converted; keys containing ``"token"`` dropped),
+      and ``policy``: the policy's record of the action when a loop noted it
+      (:meth:`note_policy`: a model's reply, parsed action, tokens, latency).
       Line 0 is the reset (``action`` and ``reward`` null, ``info`` the reset info); a step
       that raised gets a line with ``error`` before the exception goes on;
     - ``episode.gif`` (when ``gif``): the frames at ``fps``, at most 960 pixels wide, each
@@ -107,6 +109,10 @@ class RecordTrajectory(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstruc
     def episode_dir(self) -> Path | None:
         """The folder of the episode being (or last) recorded."""
         return self.writer.episode_dir
+
+    def note_policy(self, record: Any) -> None:
+        """What the policy said about its next action: ``policy`` in the next step line."""
+        self.writer.note_policy(record)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -91,6 +91,11 @@ class VectorRecordTrajectory(VectorWrapper):
         """Each sub-env's episode folder being (or last) recorded."""
         return [w.episode_dir for w in self.writers]
 
+    def note_policy(self, index: int, record: Mapping[str, Any] | None) -> None:
+        """What sub-env ``index``'s policy said about its next action (a model's reply,
+        tokens, latency): written as ``policy`` in that sub-env's next step line."""
+        self.writers[index].note_policy(record)
+
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:

@@ -7,12 +7,15 @@ teardown fails the test if the example left a desktop or a saved state behind.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,12 +74,50 @@ def test_vector_eval():
 
 
 def test_llm_policy_renames_the_folder():
-    out = run_example("llm_policy.py", "--steps", "4")
-    assert "prompt: 2 messages, screenshot 1920x1080 sent as a" in out
+    out = run_example("llm_policy.py", "--steps", "4", "--max-width", "640")
+    # the size it sends, not the screen's: 1920x1080 downscaled to 640 wide
+    assert "prompt: 2 messages, screenshot 1920x1080 sent as a 640x360 PNG (" in out
     assert "action: pyautogui.click(142, 98)" in out
     assert "pyautogui.write('todo_list_Jan_2')" in out
-    assert "step 2: model said 'The folder is now named todo_list_Jan_2. DONE'" in out
+    assert "step 2: model said 'The folder is now named todo_list_Jan_2.'\n  action: DONE" in out
     assert out.rstrip().endswith("episode ended after 2 steps: score 1.0, valid True")
+
+
+def load_example(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: replies ending in DONE, and the actions OSWorld's rule makes of them (run in turn)
+ENDING_IN_DONE = [
+    ("Renamed.\n```python\npyautogui.press('enter')\nDONE\n```",
+     ["pyautogui.press('enter')", "DONE"]),
+    ("The folder is renamed.\n```DONE```", ["DONE"]),
+    ("DONE", ["DONE"]),
+    ("The folder is renamed. DONE", ["WAIT"]),  # outside a block: no action (OSWorld's)
+    ("```python\npyautogui.click(1, 2); DONE\n```", ["pyautogui.click(1, 2)", "DONE"]),
+]
+
+
+def test_the_example_and_the_openai_policy_parse_replies_by_one_rule():
+    from openai_server import Reply, StandIn
+
+    from drums_gym.integrations import models
+
+    example = load_example("llm_policy")
+    assert example.parse_reply is models.parse_reply  # the rule is written once
+    screen = np.zeros((60, 80, 3), np.uint8)
+    for reply, actions in ENDING_IN_DONE:
+        mine = example.LLMPolicy(model=lambda messages, reply=reply: reply)
+        with StandIn([Reply.text(reply)]) as server:
+            theirs = models.OpenAIPolicy("m", base_url=server.url, api_key_env=None)
+            got = [theirs(screen, "task", {}) for _ in actions]
+            theirs.close()
+        assert got == actions, reply
+        assert [mine(screen, "task") for _ in actions] == actions, reply
 
 
 def test_embedded_host_faults_from_the_environment():

@@ -21,6 +21,7 @@ from drums_gym.local.desktop.variation import rng_for, vary
 from drums_gym.local.host import Host, HostConfig
 from drums_gym.local.tasks import CATALOG
 from drums_gym.solvers import SOLVERS, get_solver
+from drums_gym.solvers.a11y import windows
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -33,12 +34,12 @@ SEEDS = (1, 2)
 
 def _icons(tree: dict) -> dict[str, tuple[int, int]]:
     """Desktop icon name -> position, read from the accessibility tree."""
-    pane = next(n for n in tree["children"] if n["name"] == "Desktop Icons")
+    pane = next(n for n in windows(tree) if n["name"] == "Desktop Icons")
     return {n["name"]: tuple(n["position"]) for n in pane["children"]}
 
 
 def _frames(tree: dict) -> dict[str, tuple[int, int]]:
-    return {n["name"]: tuple(n["position"]) for n in tree["children"] if n["role"] == "frame"}
+    return {n["name"]: tuple(n["position"]) for n in windows(tree) if n["role"] == "frame"}
 
 
 def _first_png(client: drums.Client, task: str, seed: int | None) -> tuple[bytes, dict]:
@@ -76,7 +77,7 @@ def test_window_positions_and_clock_vary_with_the_seed(client):
     frames = [_frames(t) for t in trees]
     assert all(len(f) == 1 for f in frames)  # the setup's Terminal, in every variant
     assert len({tuple(f.values()) for f in frames}) == 3
-    clocks = [next(n for n in t["children"] if n["role"] == "panel")["children"][1]["name"]
+    clocks = [next(n for n in windows(t) if n["role"] == "panel")["children"][1]["name"]
               for t in trees]
     assert len(set(clocks)) == 3
 
@@ -88,7 +89,7 @@ def test_off_by_default_every_way_of_saying_so_is_the_original(client, local_hos
         plain.fs.mkdir(f"~/Desktop/{name}")
     assert _icons(tree) == _icons(plain.accessibility())
     assert _icons(tree)["cpjpg"] < _icons(tree)["photos"]
-    clock = next(n for n in tree["children"] if n["role"] == "panel")["children"][1]["name"]
+    clock = next(n for n in windows(tree) if n["role"] == "panel")["children"][1]["name"]
     assert clock == plain.clock_text()
     http = httpx.Client(base_url=local_host.url, timeout=30)
     with http:

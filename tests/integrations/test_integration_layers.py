@@ -19,9 +19,12 @@ ALLOWED = ("drums_gym.envs", "drums_gym.wrappers", "drums_gym.client", "drums_gy
            "drums_gym.grpo", "drums_gym.evaluation", "drums_gym.rollouts",
            "drums_gym.outcomes", "drums_gym._loop", "drums_gym.accessibility",
            "drums_gym.registration", "drums_gym.protocol")
-#: the stacks' libraries: only their own integration module may import them
-LIBRARIES = {"trl": "trl", "transformers": "trl", "datasets": "trl", "torch": None,
-             "verifiers": "verifiers", "stable_baselines3": "sb3"}
+#: the stacks' libraries: only their own integration modules may import them
+LIBRARIES: dict[str, tuple[str, ...] | None] = {
+    "trl": ("trl",), "transformers": ("trl",), "datasets": ("trl",), "torch": None,
+    "verifiers": ("verifiers",), "stable_baselines3": ("sb3",), "ray": ("ray", "rllib"),
+    "torchrl": ("torchrl",), "tensordict": ("torchrl",),
+}
 
 
 def imports_of(path: Path, package_dir: Path) -> set[str]:
@@ -51,8 +54,9 @@ def layer_violations(package_dir: Path) -> list[str]:
             below = any(name == a or name.startswith(a + ".") for a in ALLOWED)
             if top == "drums_gym" and not name.startswith("drums_gym.integrations") and not below:
                 found.append(f"{path.name} imports {name}, not a layer below it")
-            if top in LIBRARIES and LIBRARIES[top] not in (None, stack):
-                found.append(f"{path.name} imports {top}, the {LIBRARIES[top]} stack's library")
+            owners = LIBRARIES.get(top)
+            if owners is not None and stack not in owners:
+                found.append(f"{path.name} imports {top}, the {owners[0]} stack's library")
     return found
 
 
@@ -64,15 +68,18 @@ def test_the_layer_check_catches_a_planted_break(tmp_path):
     planted = tmp_path / "drums_gym" / "integrations"
     (planted / "sb3").mkdir(parents=True)
     (planted / "sb3" / "bad.py").write_text("import trl\nfrom drums_gym.local import host\n")
+    (planted / "torchrl").mkdir()
+    (planted / "torchrl" / "bad.py").write_text("from ray.rllib import callbacks\n")
     found = layer_violations(tmp_path / "drums_gym")
     assert any("drums_gym.local" in f for f in found) and any("trl" in f for f in found)
+    assert any("imports ray" in f for f in found)
 
 
 def test_importing_drums_gym_loads_no_training_library():
     code = (
         "import sys, drums_gym, drums_gym.integrations, drums_gym.wrappers\n"
-        "bad = [m for m in ('trl', 'transformers', 'torch', 'verifiers', 'stable_baselines3')"
-        " if m in sys.modules]\n"
+        "bad = [m for m in ('trl', 'transformers', 'torch', 'verifiers', 'stable_baselines3',"
+        " 'ray', 'torchrl', 'tensordict', 'tianshou', 'skrl') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -254,3 +254,74 @@ def test_bad_arguments_are_named():
         DrumsEnvironments(TASK, client=object(), url="http://x")
     with pytest.raises(ValueError, match="env_class must be DrumsToolEnv"):
         DrumsEnvironments(TASK, env_class=dict)
+
+
+def branch_log(host) -> list[tuple[int, list[str]]]:
+    """Every branch call the host answers, counted on the host side: (n, the children)."""
+    calls: list[tuple[int, list[str]]] = []
+    branch = host.model.branch
+
+    def counted(workspace, slot_id, body, idempotency_key=None):
+        out = branch(workspace, slot_id, body, idempotency_key)
+        calls.append((body["n"], [child["id"] for child in out["children"]]))
+        return out
+
+    host.model.branch = counted
+    return calls
+
+
+def test_grpo_groups_start_from_one_forked_state_per_group(make_host, tmp_path, caplog):
+    """Two GRPO steps of one group of 4 each: the host answers exactly one branch call per
+    group, of 4 children, and each group's rollouts are those children; ``randomize=``
+    reaches the desktops; a prefix is applied once, on the parent; TRL's warning about
+    the unscorable (invalid) rows no longer carries their prompt."""
+    host = make_host(faults="crash=0.5", seed=0)
+    calls = branch_log(host)
+    model, tokenizer = scripted_lm(SOLVE)
+    envs = DrumsEnvironments(TASK, url=host.url, max_steps=5, screen=SCREEN, randomize=True,
+                             prefix=["pyautogui.moveTo(5, 5)"])
+    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=grpo_args(tmp_path),
+                          train_dataset=chat_prompts(), environment_factory=envs,
+                          callbacks=[envs])
+    with caplog.at_level("WARNING", logger="trl.trainer.grpo_trainer"):
+        trainer.train()
+    results = envs.results
+    assert len(results) == 8 and envs.groups.groups == 2
+    assert len(calls) == 2 == envs.branch_calls, "one branch call per group"
+    assert [n for n, _ in calls] == [4, 4]
+    for number, (_, children) in enumerate(calls, start=1):
+        members = [r for r in results if r.group == number]
+        assert len(members) == 4
+        assert sorted(r.slot_id for r in members) == sorted(children)
+    # the prefix did not use the members' steps: the script's 3 actions all ran
+    assert all(r.score == 1.0 and r.steps == 3 for r in results if r.valid)
+    invalid = [r for r in results if not r.valid]
+    assert invalid, "the seeded faults hit some children"
+    warned = [rec.getMessage() for rec in caplog.records
+              if "All reward functions returned None" in rec.getMessage()]
+    assert warned and all("Use the desktop." not in m and "accessibility" not in m
+                          for m in warned)
+    assert host.model.counts()["live_desktops"] == 0
+
+
+def test_drums_environments_take_gym_make_arguments(local_host):
+    envs = DrumsEnvironments("e0df059f", url=local_host.url, randomize=True, group_size=2)
+    try:
+        assert envs.groups.env_kwargs["randomize"] is True and envs.groups.size == 2
+    finally:
+        envs.close()
+    with pytest.raises(ValueError, match="group_size"):
+        DrumsEnvironments("e0df059f", url=local_host.url, group_size=0)
+
+
+def test_trls_unscorable_row_warning_loses_the_row(caplog):
+    from drums_gym.integrations.trl import quiet_unscorable_rows
+
+    quiet_unscorable_rows()
+    log = __import__("logging").getLogger("trl.trainer.grpo_trainer")
+    with caplog.at_level("WARNING", logger=log.name):
+        log.warning("[RANK 0] All reward functions returned None for the following kwargs:\n"
+                    "{'prompt': 'SECRET TREE'}\nPlease ensure ...")
+    [message] = [r.getMessage() for r in caplog.records]
+    assert message.startswith("[RANK 0] All reward functions returned None for a row")
+    assert "SECRET TREE" not in message

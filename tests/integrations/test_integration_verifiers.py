@@ -133,3 +133,35 @@ def test_taskset_lists_the_hosts_tasks_and_names_an_unknown_one(local_host):
     assert one[0].data.prompt.startswith("I have a directory named")
     with pytest.raises(ValueError, match="'zzzzzzzz' is not on the Drums host"):
         list(DrumsTaskset(DrumsTasksetConfig(id="x", url=local_host.url, tasks=["zzzzzzzz"])))
+
+
+def test_vf_eval_group_starts_from_one_forked_desktop(tmp_path, make_host):
+    """``--env.group-size 4`` with ``-r 4``: the host (in this process, so its branch calls
+    are counted on its side) answers one branch call of 4 children for the task's group,
+    after the prefix ran once on the parent; the rollouts are those children."""
+    host = make_host(faults="crash=0.5", seed=0)
+    calls: list[tuple[int, list[str]]] = []
+    branch, create = host.model.branch, host.model.create_slot
+    created: list[str] = []
+
+    def counted(workspace, slot_id, body, idempotency_key=None):
+        out = branch(workspace, slot_id, body, idempotency_key)
+        calls.append((body["n"], [child["id"] for child in out["children"]]))
+        return out
+
+    def creating(*args, **kwargs):
+        out = create(*args, **kwargs)
+        created.append(out["id"])
+        return out
+
+    host.model.branch, host.model.create_slot = counted, creating
+    with ModelServer(SCRIPT) as server:
+        _, episodes = vf_eval(server, tmp_path / "group", "--env.taskset.url", host.url,
+                              "--env.group-size", str(ROLLOUTS),
+                              "--env.prefix", '["pyautogui.moveTo(5, 5)"]')
+    assert len(episodes) == ROLLOUTS
+    assert [n for n, _ in calls] == [ROLLOUTS], "one branch call for the group"
+    assert len(created) <= 3, "parents only: no desktop created per rollout"
+    ok = [e for e in episodes if e["ok"]]
+    assert ok and all(e["traces"][0]["rewards"]["drums_score"]["score"] == 1.0 for e in ok)
+    assert host.model.counts()["live_desktops"] == 0

@@ -103,7 +103,7 @@ class Solver:
         if self.step == 3:
             return Reply.text("```python\npyautogui.write('todo_list_Jan_2')\n"
                               "pyautogui.press('enter')\n```", 1400, 25)
-        return Reply.text("The folder has its new name.\nDONE", 1500, 8)
+        return Reply.text("The folder has its new name.\n```DONE```", 1500, 8)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -297,24 +297,47 @@ def test_members_call_the_model_concurrently() -> None:
 
 # -- parsing, prompt, arguments, specs ----------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "action"), [
-    ("```python\npyautogui.click(1, 2)\n```", "pyautogui.click(1, 2)"),
-    ("Thinking...\n```\npyautogui.press('f2')\n```\nthen more", "pyautogui.press('f2')"),
-    ("```python pyautogui.click(3, 4)```", "pyautogui.click(3, 4)"),
-    ("```pyautogui.click(3, 4)```", "pyautogui.click(3, 4)"),
-    ("```python\na()\n```\nand\n```python\nb()\n```", "a()\nb()"),
-    ("```python\npyautogui.click(1, 1)\n```\n```DONE```", "pyautogui.click(1, 1)"),
-    ("DONE", "DONE"), ("  fail  ", "FAIL"), ("```WAIT```", "WAIT"),
-    ("The task is impossible.\n**FAIL**", "FAIL"), ("All set.\nDone.", "DONE"),
+@pytest.mark.parametrize(("reply", "actions"), [
+    ("```python\npyautogui.click(1, 2)\n```", ["pyautogui.click(1, 2)"]),
+    ("Thinking...\n```\npyautogui.press('f2')\n```\nthen more", ["pyautogui.press('f2')"]),
+    ("```python pyautogui.click(3, 4)```", ["pyautogui.click(3, 4)"]),
+    ("```pyautogui.click(3, 4)```", ["pyautogui.click(3, 4)"]),
+    ("```python\na()\n```\nand\n```python\nb()\n```", ["a()\nb()"]),
+    # OSWorld runs a reply's actions in turn: the code, then DONE (nothing after DONE)
+    ("```python\npyautogui.click(1, 1)\n```\n```DONE```", ["pyautogui.click(1, 1)", "DONE"]),
+    ("```python\npyautogui.click(1, 1)\nDONE\n```\n```python\nb()\n```",
+     ["pyautogui.click(1, 1)", "DONE"]),
+    ("DONE", ["DONE"]), ("  FAIL  ", ["FAIL"]), ("```WAIT```", ["WAIT"]),
+    ("The task is impossible.\n```FAIL```", ["FAIL"]),
 ])
-def test_replies_parse_in_osworlds_convention(reply: str, action: str) -> None:
-    assert _prompt.parse_reply(reply) == (action, None)
+def test_replies_parse_by_osworlds_rule(reply: str, actions: list[str]) -> None:
+    assert _prompt.parse_reply(reply) == (actions, None)
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "click the folder", "I am DONE with thinking, now"])
+# OSWorld's rule: a control word counts alone or in a fenced block, never inside the text
+@pytest.mark.parametrize("reply", ["", "   ", "click the folder", "I am DONE with thinking, now",
+                                   "All set.\nDONE", "The task is impossible.\n**FAIL**",
+                                   "done"])
 def test_replies_without_an_action_are_parse_errors(reply: str) -> None:
-    action, problem = _prompt.parse_reply(reply)
-    assert action is None and problem
+    actions, problem = _prompt.parse_reply(reply)
+    assert actions == [] and problem
+
+
+def test_a_replys_later_actions_are_the_next_steps_without_a_call() -> None:
+    replies = [Reply.text("Enter, and that is it.\n```python\npyautogui.press('enter')\n"
+                          "DONE\n```", 40, 9)]
+    screen = np.zeros((40, 60, 3), np.uint8)
+    with StandIn(replies) as server, make_policy(server) as policy:
+        first = policy(screen, "task", {})
+        record = policy.step_extras()
+        second = policy(screen, "task", {})
+        queued = policy.step_extras()
+        requests = list(server.requests)
+    assert (first, second) == ("pyautogui.press('enter')", "DONE")
+    assert len(requests) == 1
+    assert record["reply"].startswith("Enter") and record["prompt_tokens"] == 40
+    assert record["queued"] is False
+    assert queued["queued"] is True and queued["reply"] is None and queued["action"] == "DONE"
 
 
 def test_the_system_prompt_states_the_convention_and_the_task() -> None:
@@ -386,7 +409,8 @@ def test_the_base_url_defaults_to_openai_base_url(monkeypatch: pytest.MonkeyPatc
 
 def test_the_docs_example_runs_against_a_server(tmp_path: Any) -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text()
-    (snippet,) = re.findall(r"```python\n(.*?)```", docs, flags=re.S)
+    (snippet,) = [b for b in re.findall(r"```python\n(.*?)```", docs, flags=re.S)
+                  if "OpenAIPolicy(" in b]
     replies = [Reply.text("```python\npyautogui.moveTo(5, 5)\n```", 900, 12),
                Reply.text("DONE", 950, 1)]
     with StandIn(replies) as server:

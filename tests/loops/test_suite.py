@@ -221,7 +221,7 @@ def test_tasks_by_list_and_by_osworld_file(tmp_path, local_host):
             TASK_IDS[2], TASK_IDS[0]
         ]
         assert resolve_tasks(client, "all") == list(TASK_IDS)
-        with pytest.raises(ValueError, match="'deadbeef' is not served by the host"):
+        with pytest.raises(ValueError, match="'deadbeef' is not known to the Drums host"):
             resolve_tasks(client, "e0df059f,deadbeef")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"os": "e0df059f"}))
@@ -277,7 +277,7 @@ def test_the_cli_says_what_is_wrong(tmp_path):
     assert "use --episodes-per-task" in run("--tasks", "all", "--episodes", "3",
                                             "--out", str(tmp_path)).stderr
     bad = run("--tasks", "nosuchtask", "--out", str(tmp_path / "x"))
-    assert bad.returncode == 1 and "'nosuchtask' is not served" in bad.stderr
+    assert bad.returncode == 1 and "'nosuchtask' is not known to the Drums host" in bad.stderr
 
 
 def test_record_keeps_one_folder_per_counted_episode(tmp_path, make_host):

@@ -362,7 +362,7 @@ def test_unknown_task_names_the_task(arg_host):
         ({"n": 0}, "n"),
         ({"n": "3"}, "n"),
         ({"n": True}, "n"),
-        ({"n": 16}, "n"),  # beyond the live-desktop quota (16; the parent holds one)
+        ({"n": 17}, "n"),  # beyond the live-desktop quota (17; the parent holds one)
         ({"n": 2, "autoreset_mode": "SAME_STEP"}, "autoreset_mode"),
         ({"n": 2, "autoreset_mode": "bogus"}, "autoreset_mode"),
         ({"n": 2, "fork_retries": -1}, "fork_retries"),

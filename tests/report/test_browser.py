@@ -180,8 +180,54 @@ def test_the_report_as_a_person_sees_it(page: Any, run_dir: Path, artifacts: Pat
     page.keyboard.press("Escape")
     assert box.is_hidden()
 
+    # the invalid episode says it was invalid, and why (not that its recording was cut)
+    invalid = next(e for e in run.episodes if e.outcome == "invalid")
+    page.locator(f"details#{invalid.anchor} > summary").click()
+    ending = page.locator(f"details#{invalid.anchor} .ending")
+    assert ending.inner_text().startswith("the episode was invalid (gate_failed)")
+    assert "did not reach" not in page.locator(f"details#{invalid.anchor}").inner_text()
+
     # nothing but the folder's own files was loaded
     assert requests and all(u.startswith(run_dir.as_uri()) for u in requests), requests
+
+
+@pytest.fixture(scope="module")
+def model_run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from model_run import model_eval
+
+    folder = tmp_path_factory.mktemp("browser-model") / "eval"
+    with LocalHost(FAST) as host:
+        model_eval(folder, host.url, suite=False)
+        assert_no_leaks(host)
+    return folder
+
+
+def test_the_report_shows_each_models_reply_and_the_instruction(
+    page: Any, model_run_dir: Path, artifacts: Path
+) -> None:
+    from model_run import INSTRUCTION_START, MODEL, REPLIES, TOKENS
+
+    page.goto((model_run_dir / "report.html").as_uri())
+    run = load_run(model_run_dir)
+    [episode] = run.episodes
+    page.locator("#episode-table tr.episode a").first.click()
+    section = page.locator(f"details#{episode.anchor}")
+    assert section.locator(".instruction").inner_text().startswith(INSTRUCTION_START)
+    replies = section.locator(".step .reply")
+    assert replies.count() == len(REPLIES)
+    for i, reply in enumerate(REPLIES):
+        card = replies.nth(i)
+        assert card.is_visible()  # open: the reply is what a researcher came for
+        assert card.locator("pre").inner_text() == reply  # as text: <b> is not bold
+        prompt, completion = TOKENS[i]
+        assert card.locator("summary").inner_text() == (
+            f"model reply (model {MODEL} · {prompt} prompt + {completion} completion tokens)")
+    actions = section.locator(".step pre.action")
+    assert actions.nth(len(REPLIES) - 1).inner_text() == "DONE"
+    assert section.locator(".step .label").first.inner_text() == "parsed action"
+    assert section.locator(".verdict").inner_text() == "solved (score 1.00)"
+    section.scroll_into_view_if_needed()
+    save(page, "report-model.png", artifacts, full_page=True)
 
 
 def poll_until(page: Any, done: Any) -> int:
@@ -246,7 +292,7 @@ def test_the_live_view_follows_a_desktop(
         httpx.delete(host.url + P.slot_path(sid), headers=AUTH)
 
 
-def test_the_live_view_asks_for_the_token_it_is_refused(
+def test_the_live_view_says_no_token_was_given_then_asks_for_it(
     page: Any, make_host: Any
 ) -> None:
     host = make_host(tokens=[TOKEN])
@@ -255,13 +301,74 @@ def test_the_live_view_asks_for_the_token_it_is_refused(
         page.goto(host.url + P.slot_view_path(slot["id"]))  # no token
         form = page.locator("#token-form")
         poll_until(page, form.is_visible)
-        assert "refused the token" in page.inner_text("#message")
+        assert page.inner_text("#message") == (
+            "no token was given: enter the token the host was started with")
+        # no broken image: the frame is hidden until one arrives, and the page says so
+        assert page.locator("#screen").is_hidden()
+        assert page.locator("#no-frame").inner_text() == "no frame yet"
         assert page.locator("#screen").get_attribute("data-frame") is None
+        page.fill("#token", "not-the-token")
+        page.click("#token-form button")
+        poll_until(page, lambda: "refused the token" in page.inner_text("#message"))
         page.fill("#token", TOKEN)
         page.click("#token-form button")
         poll_until(page, lambda: page.inner_text("#status") == "valid")
         assert form.is_hidden() and page.inner_text("#message") == ""
         assert page.locator("#screen").get_attribute("data-frame") is not None
+        assert page.locator("#screen").is_visible() and page.locator("#no-frame").is_hidden()
     finally:
         httpx.delete(host.url + P.slot_path(slot["id"]), headers=AUTH)
         assert_no_leaks(host)
+
+
+RENAME = ("pyautogui.click(142, 98)\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
+          "pyautogui.write('todo_list_Jan_2')\npyautogui.press('enter')")
+
+
+def test_the_live_view_shows_the_verdict_and_refused_actions(
+    page: Any, make_host: Any, artifacts: Path
+) -> None:
+    host = make_host(tokens=[TOKEN])
+    slot = httpx.post(host.url + P.SLOTS, json={"task": SOLVED_TASK}, headers=AUTH).json()
+    sid = slot["id"]
+    try:
+        httpx.get(host.url + P.slot_episode_path(sid), params={"wait": "true"}, headers=AUTH)
+        page.goto(host.url + P.slot_view_path(sid) + "#token=" + TOKEN)
+        poll_until(page, lambda: page.inner_text("#status") == "valid")
+        refused = httpx.post(host.url + P.slot_actions_path(sid),
+                             json={"code": "import os\nos.remove('x')"}, headers=AUTH)
+        assert refused.status_code == 422, refused.text
+        for code in (RENAME, "DONE"):
+            reply = httpx.post(host.url + P.slot_actions_path(sid), json={"code": code},
+                               headers=AUTH)
+            assert reply.status_code == 200, reply.text
+        verdict = httpx.post(host.url + P.slot_verify_path(sid), json={}, headers=AUTH).json()
+        assert verdict["score"] == 1.0
+        poll_until(page, lambda: page.inner_text("#status") == "solved · score 1.00")
+        assert "solved" in (page.locator("#status").get_attribute("class") or "")
+        log = page.locator("#log li")
+        assert log.count() == 3
+        rejected = page.locator("#log li.rejected")
+        assert rejected.count() == 1 and "os.remove('x')" in rejected.inner_text()
+        assert rejected.locator(".why").inner_text().startswith("rejected: ")
+        assert page.inner_text("#actions") == "2"  # the refused one is no action
+        save(page, "live-view-verdict.png", artifacts)
+    finally:
+        httpx.delete(host.url + P.slot_path(sid), headers=AUTH)
+
+
+def test_the_live_view_of_a_deleted_slot_says_so_and_stops(page: Any, make_host: Any) -> None:
+    host = make_host(tokens=[TOKEN])
+    slot = httpx.post(host.url + P.SLOTS, json={"task": SOLVED_TASK}, headers=AUTH).json()
+    sid = slot["id"]
+    page.goto(host.url + P.slot_view_path(sid) + "#token=" + TOKEN)
+    poll_until(page, lambda: page.locator("#screen").get_attribute("data-frame") is not None)
+    assert httpx.delete(host.url + P.slot_path(sid), headers=AUTH).is_success
+    poll_until(page, lambda: page.locator("body").get_attribute("data-stopped") == "1")
+    assert page.inner_text("#message").startswith("the slot is gone (slot ")
+    assert "stopped watching" in page.inner_text("#message")
+    assert page.inner_text("#status") == "gone"
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.wait_for_timeout(4 * 500)  # four polls' time: a page still polling asks again
+    assert asked == []

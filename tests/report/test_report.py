@@ -311,3 +311,14 @@ def test_a_single_task_record_folder_is_reported_too(local_host, tmp_path: Path,
         assert len(episode.steps) == item["length"]
         assert episode.steps[0].frame == f"{item['folder']}/step-0000.png"
         assert episode.row["step_latency_s"] > 0
+
+
+def test_an_invalid_episode_says_it_was_invalid_and_why(run_dir: Path) -> None:
+    """(issue 22, item 3) not that its recording was cut off."""
+    run = load_run(run_dir)
+    [invalid] = [e for e in run.episodes if e.outcome == "invalid"]
+    page = render_report(run_dir)
+    start = page.index(f'id="{invalid.anchor}"')
+    section = page[start:page.index("</details>", start)]
+    assert "the episode was invalid (gate_failed): the host flagged it" in section
+    assert "did not reach" not in section

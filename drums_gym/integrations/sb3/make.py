@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...envs import DrumsDesktopEnv
 from ...wrappers import (
+    DEFAULT_KEYS,
     DiscreteClicks,
     ResizeScreenshot,
     VectorDiscreteClicks,
@@ -22,13 +24,15 @@ def make_sb3_env(
     *,
     grid: tuple[int, int] = (8, 6),
     size: tuple[int, int] = (64, 64),
+    keys: Sequence[str] = DEFAULT_KEYS,
+    words: Sequence[str] = ("DONE",),
     monitor_file: str | None = None,
     **env_kwargs: Any,
 ) -> DrumsMonitor:
     """A Drums task with SB3's kind of spaces, monitored validity-aware.
 
     ``DrumsMonitor(ResizeScreenshot(DiscreteClicks(DrumsDesktopEnv(task), grid), size))``:
-    ``Discrete`` actions (a click per grid cell, a few keys, DONE), ``uint8 (H, W, 3)``
+    ``Discrete`` actions (a click per grid cell, ``keys``, then ``words``), ``uint8 (H, W, 3)``
     screenshots at ``size = (height, width)`` (fit for ``CnnPolicy`` from 36x36 up), and
     invalid episodes kept out of SB3's statistics.
 
@@ -36,6 +40,9 @@ def make_sb3_env(
         task: the task id (``"e0df059f"``).
         grid: ``(cols, rows)`` of the click grid.
         size: ``(height, width)`` of the observations.
+        keys: pyautogui key names offered as presses.
+        words: control words offered as actions: ``("DONE", "FAIL")`` makes the infeasible
+            tasks solvable (OSWorld scores a last FAIL 1 on them).
         monitor_file: SB3 monitor CSV path (valid episodes only), or None.
         **env_kwargs: for :class:`DrumsDesktopEnv` (``client=``, ``max_steps=``, ...).
 
@@ -46,7 +53,8 @@ def make_sb3_env(
     """
     env = DrumsDesktopEnv(task, **env_kwargs)
     try:
-        return DrumsMonitor(ResizeScreenshot(DiscreteClicks(env, grid), size), monitor_file)
+        clicks = DiscreteClicks(env, grid, keys=keys, words=words)
+        return DrumsMonitor(ResizeScreenshot(clicks, size), monitor_file)
     except BaseException:
         env.close()
         raise
@@ -58,6 +66,8 @@ def make_sb3_vec_env(
     *,
     grid: tuple[int, int] = (8, 6),
     size: tuple[int, int] = (64, 64),
+    keys: Sequence[str] = DEFAULT_KEYS,
+    words: Sequence[str] = ("DONE",),
     **env_kwargs: Any,
 ) -> DrumsVecEnv:
     """``n`` forks of one desktop as an SB3 ``VecEnv`` (:class:`DrumsVecEnv`), with the
@@ -71,7 +81,8 @@ def make_sb3_vec_env(
         parent.close()
         raise
     try:
-        return DrumsVecEnv(VectorResizeScreenshot(VectorDiscreteClicks(forks, grid), size))
+        clicks = VectorDiscreteClicks(forks, grid, keys=keys, words=words)
+        return DrumsVecEnv(VectorResizeScreenshot(clicks, size))
     except BaseException:
         forks.close()
         raise

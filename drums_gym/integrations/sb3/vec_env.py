@@ -11,10 +11,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecEnv
 
 from .._validity import validity
-from .monitor import INVALID_KEY
+from .monitor import INVALID_KEY, DrumsMonitor
 
 __all__ = ["DrumsVecEnv", "split_infos"]
 
@@ -162,7 +163,14 @@ class DrumsVecEnv(VecEnv):
     def env_is_wrapped(
         self, wrapper_class: type[gym.Wrapper], indices: Any = None
     ) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
+        """True for SB3's ``Monitor`` (and :class:`DrumsMonitor`): this env plays the
+        monitor's role for every member, so SB3's ``evaluate_policy`` and ``EvalCallback``
+        read ``info["episode"]`` (valid episodes only) instead of summing raw rewards, in
+        which an invalid episode's placeholder would count as a score."""
+        monitored = isinstance(wrapper_class, type) and issubclass(wrapper_class, Monitor) and (
+            issubclass(DrumsMonitor, wrapper_class)
+        )
+        return [monitored for _ in self._get_indices(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         frames = self.venv.render()

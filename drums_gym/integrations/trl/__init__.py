@@ -19,6 +19,7 @@ docs/integrations.md for the caveat with a second reward function).
 from .._code import completion_code
 from .environment import DrumsToolEnv, EpisodeResult
 from .factory import DrumsEnvironments
+from .quiet import quiet_unscorable_rows
 from .reward import DrumsCodeReward
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "DrumsToolEnv",
     "EpisodeResult",
     "completion_code",
+    "quiet_unscorable_rows",
 ]

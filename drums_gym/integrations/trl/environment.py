@@ -15,6 +15,7 @@ from ...client import Client, DrumsError, connect
 from ...envs import DrumsDesktopEnv
 from .._observation import linearize_tree, screenshot_image
 from .._validity import validity
+from .groups import ForkGroups, GroupMember, row_key
 
 __all__ = ["DrumsToolEnv", "EpisodeResult"]
 
@@ -35,6 +36,8 @@ class EpisodeResult:
     score: float | None
     invalid_reason: str | None
     steps: int
+    slot_id: str | None = None
+    group: int | None = None
 
 
 def _is_int(value: Any) -> bool:
@@ -57,8 +60,10 @@ class DrumsToolEnv:
     the row out of its reward statistics (its advantage is 0) -- unless another reward
     function scores the same row, which brings it back as 0 (see docs/integrations.md).
 
-    Make these through :class:`DrumsEnvironments`, which shares one client and closes
-    every desktop when training ends and at exit; a bare ``DrumsToolEnv()`` works too.
+    Make these through :class:`DrumsEnvironments`, which shares one client, starts the
+    members of one prompt's group from one forked state, and closes every desktop when
+    training ends and at exit; a bare ``DrumsToolEnv()`` works too (a desktop of its own,
+    reset per rollout).
 
     Args:
         task: the default task id (a row's ``task`` column overrides it).
@@ -67,6 +72,8 @@ class DrumsToolEnv:
         max_steps: actions per episode before it is verified and ended.
         screen: ``(width, height)`` of the desktop (default: the task's).
         max_tree_chars: where the accessibility text is cut.
+        **env_kwargs: for :class:`DrumsDesktopEnv`, as with ``gym.make`` (``randomize=``,
+            ``wait_timeout=``, ...).
     """
 
     def __init__(
@@ -78,6 +85,7 @@ class DrumsToolEnv:
         max_steps: int = 15,
         screen: tuple[int, int] | None = None,
         max_tree_chars: int = 8000,
+        **env_kwargs: Any,
     ) -> None:
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a task id string, got {task!r}")
@@ -92,7 +100,9 @@ class DrumsToolEnv:
         self._max_steps = max_steps
         self._screen = screen
         self._max_tree_chars = max_tree_chars
-        self._env: DrumsDesktopEnv | None = None
+        self._env_kwargs = dict(env_kwargs)
+        self._groups: ForkGroups | None = None  # set by DrumsEnvironments
+        self._env: DrumsDesktopEnv | GroupMember | None = None
         self._over = True
         self._score: float | None = None
         self._invalid_reason: str | None = None
@@ -104,9 +114,17 @@ class DrumsToolEnv:
     def reset(self, **row: Any) -> Observation:
         """Start an episode on ``row["task"]`` (else the default task); answer the
         instruction and the first observation, which TRL appends to the prompt."""
-        task = row.get("task") or self._task
-        env = self._desktop(str(task))
-        obs, info = env.reset()
+        task = str(row.get("task") or self._task)
+        env: DrumsDesktopEnv | GroupMember
+        if self._groups is not None and self._groups.size is not None:  # a forked child
+            self._close_desktop()  # the previous rollout's child goes first
+            if self._client is None:
+                self._client = connect()
+            env, obs, info = self._groups.start(self._client, task, row_key(task, row))
+            self._env = env
+        else:
+            env = self._desktop(task)
+            obs, info = env.reset()
         self._over, self._score, self._steps, self._result = False, None, 0, None
         self._invalid_reason = validity(info)[1]
         if self._invalid_reason is not None:
@@ -133,12 +151,15 @@ class DrumsToolEnv:
                         self._invalid_reason = reward.reason or "invalid"
                 self._over = True
             valid = self._invalid_reason is None
+            slot = env.slot
             self._result = EpisodeResult(
                 env.task_id,
                 valid,
                 self._score if valid else None,
                 self._invalid_reason,
                 self._steps,
+                slot.id if slot is not None else None,
+                env.group if isinstance(env, GroupMember) else None,
             )
             self.results.append(self._result)
             if not valid:
@@ -242,19 +263,23 @@ class DrumsToolEnv:
 
     # ------------------------------------------------------------------ private
     def _desktop(self, task: str) -> DrumsDesktopEnv:
-        if self._env is not None and task in (self._env.task_id, self._env.task_id[:8]):
-            return self._env
+        env = self._env
+        if isinstance(env, DrumsDesktopEnv) and task in (env.task_id, env.task_id[:8]):
+            return env
         self._close_desktop()
         if self._client is None:
             self._client = connect()
-        self._env = DrumsDesktopEnv(
-            task,
-            client=self._client,
-            max_steps=self._max_steps,
-            screen=self._screen,
-            accessibility=not self._vision,
-        )
+        self._env = DrumsDesktopEnv(task, client=self._client, **self._desktop_kwargs())
         return self._env
+
+    def _desktop_kwargs(self) -> dict[str, Any]:
+        """What this env gives :class:`DrumsDesktopEnv` (a group's parent gets the same)."""
+        return {
+            "max_steps": self._max_steps,
+            "screen": self._screen,
+            "accessibility": not self._vision,
+            **self._env_kwargs,
+        }
 
     def _point_action(self, name: str, x: Any, y: Any) -> Observation:
         if not (_is_int(x) and _is_int(y)):

@@ -13,6 +13,7 @@ from ...client import Client, DrumsError, connect
 from ...envs import DrumsDesktopEnv
 from .._code import completion_code
 from .._validity import validity
+from .quiet import quiet_unscorable_rows
 
 __all__ = ["DrumsCodeReward"]
 
@@ -79,6 +80,7 @@ class DrumsCodeReward:
         **kwargs: Any,
     ) -> list[float | None]:
         """One reward per completion: its score, or None when its episode was invalid."""
+        quiet_unscorable_rows()  # TRL would log an invalid row's whole prompt
         tasks = list(task) if task is not None else [self.task] * len(completions)
         if len(tasks) != len(completions):
             raise ValueError(f"task must hold one id per completion, got {len(tasks)}")

@@ -25,6 +25,7 @@ from ...client import ActionError, AsyncClient, AsyncSlot, DrumsError, InvalidRe
 from ...envs._episode import _reason_of as reason_of
 from .._code import completion_code
 from .._observation import linearize_tree
+from .groups import ForkGroups, GroupUnavailable
 from .taskset import DrumsTask
 
 __all__ = ["DrumsEnv", "DrumsEnvConfig", "InvalidEpisodeError", "in_thread"]
@@ -69,6 +70,12 @@ class DrumsEnvConfig(vf.EnvConfig):
     """Desktop width in pixels (default: the task's)."""
     screen_height: int | None = Field(None, ge=1)
     """Desktop height in pixels (default: the task's)."""
+    group_size: int = Field(1, ge=1)
+    """Rollouts of one task that start from one forked desktop (set it to ``-r``): the
+    first makes the desktop, applies ``prefix``, forks it once; 1: a desktop each."""
+    prefix: list[str] = Field(default_factory=list)
+    """Actions applied once on each group's desktop before it is forked (a shared
+    mid-episode start; the step limit counts after them)."""
 
 
 class DrumsEnv(vf.Env[DrumsEnvConfig]):
@@ -77,15 +84,25 @@ class DrumsEnv(vf.Env[DrumsEnvConfig]):
     def __init__(self, config: DrumsEnvConfig) -> None:
         super().__init__(config)
         self._client: AsyncClient | None = None
+        self._groups: ForkGroups | None = None
 
     async def start(self) -> None:
         url = getattr(self.taskset.config, "url", None)
         self._client = await aconnect(url)
+        width, height = self.config.screen_width, self.config.screen_height
+        if self.config.group_size > 1 or self.config.prefix:
+            screen = (width, height) if width and height else None
+            self._groups = ForkGroups(self.config.group_size, self.config.prefix, screen)
 
     async def stop(self) -> None:
         client, self._client = self._client, None
-        if client is not None:
-            await client.aclose()
+        groups, self._groups = self._groups, None
+        try:
+            if groups is not None:
+                await groups.aclose()
+        finally:
+            if client is not None:
+                await client.aclose()
 
     # ------------------------------------------------------------------ one episode
     async def run(self, task: DrumsTask, agents: vf.Agents) -> None:
@@ -93,10 +110,16 @@ class DrumsEnv(vf.Env[DrumsEnvConfig]):
             raise RuntimeError("DrumsEnv.run() outside serving(): start() made no client")
         width, height = self.config.screen_width, self.config.screen_height
         try:
-            async with await self._client.create(
-                task.data.drums_task, screen=(width, height) if width and height else None
-            ) as desktop:
+            if self._groups is not None:  # a child of the group's forked desktop
+                desktop = await self._groups.child(self._client, task.data.drums_task)
+            else:
+                desktop = await self._client.create(
+                    task.data.drums_task, screen=(width, height) if width and height else None
+                )
+            async with desktop:
                 await self._play(desktop, task, agents)
+        except GroupUnavailable as exc:
+            raise _invalid(exc.reason) from exc
         except DrumsError as exc:  # the host failed the episode: errored, never a 0
             raise _invalid(reason_of(exc)) from exc
 

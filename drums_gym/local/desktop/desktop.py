@@ -23,6 +23,7 @@ from drums_gym.actions.events import (
 
 from ..budget import charge
 from .a11y import tree
+from .bash.cmd_system import OPEN_REQUESTS
 from .desktop_menus import DesktopMenus
 from .dock import Dock
 from .drag import DragAndDrop
@@ -41,11 +42,13 @@ from .settings_window import SettingsWindow, open_settings
 from .terminal import TerminalWindow
 from .terminal_launcher import TerminalLauncher
 from .theme import DOCK_W, TOP_BAR_H
+from .volume import Osd, level, max_volume, media_key
 from .windows import Window
 
 __all__ = ["DOUBLE_CLICK_DISTANCE", "DOUBLE_CLICK_TIME", "Desktop"]
 
 _SHARED = frozenset({"_image", "_scene"})  # immutable caches a clone may share
+MAX_OPEN_REQUESTS = 16  # xdg-open requests acted on per sync (the newest)
 
 
 class Desktop:
@@ -102,6 +105,7 @@ class Desktop:
         self.rename: RenamePopover | None = None
         self.clipboard: tuple[str, tuple[str, ...]] | None = None
         self.text_clipboard = ""
+        self.osd: Osd | None = None  # the volume OSD the media keys showed last
         self._incidents: list[tuple[str, str]] = []
         #: the wallpaper (an index of `art.WALLPAPERS`) and the offset new windows open at
         #: (0 and (0, 0) unless `variation.vary` chose others)
@@ -231,6 +235,9 @@ class Desktop:
 
     def _sync_model(self) -> None:
         version = self.fs.version
+        if version != self._icons_version and self.fs.is_file(OPEN_REQUESTS):
+            self.open_requested()
+            version = self.fs.version
         if version != self._icons_version:
             self.grid.sync(self.desktop_entries())
             self._icons_version = version
@@ -266,7 +273,8 @@ class Desktop:
         icons = (self._icons(), frozenset(self.selected))
         menu = None
         if self.menu is not None:
-            menu = (self.menu.items, self.menu.rect, self.hovered_menu_item())
+            menu = (self.menu.items, self.menu.rect, self.hovered_menu_item(),
+                    self.menu.render_key())
         pop = None
         if self.rename is not None:
             f = self.rename.field
@@ -276,8 +284,9 @@ class Desktop:
         wins = tuple((w.render_key(self), w is active) for w in self.windows)
         running = (tuple(sorted({w.app for w in self.windows})), self.dock.apps(),
                    self.activities.key())
-        return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins, running,
-                (self.pointer, self.dnd.key()))
+        osd = self.osd_level()
+        return (self.clock_text(), icons, self.hovered_icon(), menu, pop, wins,
+                (running, osd), (self.pointer, self.dnd.key()))
 
     def _patched_scene(self, key: tuple[Any, ...]) -> Image.Image | None:
         """The previous scene with only the top window redrawn, when nothing else changed
@@ -299,6 +308,20 @@ class Desktop:
         if key != self._key:
             self._key = key
             self._frame += 1
+
+    def volume_key(self, key: str) -> bool:
+        """A media key (``volumeup``, ``volumedown``, ``volumemute``): change the volume and
+        show the OSD. False for any other key."""
+        if not media_key(self.fs, key):
+            return False
+        self.osd = Osd(self.clock)
+        return True
+
+    def osd_level(self) -> tuple[int, bool, int] | None:
+        """``(volume, muted, maximum)`` the volume OSD shows now, or None when it is hidden."""
+        if self.osd is None or not self.osd.showing(self.clock):
+            return None
+        return (*level(self.fs), max_volume(self.fs))
 
     def hovered_icon(self) -> str | None:
         """The desktop icon under the pointer when nothing covers it (drawn highlighted)."""
@@ -375,6 +398,21 @@ class Desktop:
         self.windows.append(win)
         self.desktop_focused = False
         return win
+
+    def open_requested(self) -> None:
+        """Open what ``xdg-open`` asked for (`OPEN_REQUESTS`): a folder (``file://`` or a
+        path) in Files, ``trash:///`` in Files' Trash; a file only where the simulated image
+        has the app Ubuntu would pick (none yet: a text editor or image viewer is not
+        simulated, so those open nothing)."""
+        data = self.fs.read_file(OPEN_REQUESTS).decode(errors="replace")
+        self.fs.remove(OPEN_REQUESTS)
+        for line in data.splitlines()[-MAX_OPEN_REQUESTS:]:
+            charge()
+            target = line.removeprefix("file://")
+            if target.rstrip("/") == TRASH_URI.rstrip("/"):
+                self.open_folder(TRASH_URI)
+            elif "://" not in target and self.fs.is_dir(target):
+                self.open_folder(target)
 
     def open_terminal(self, cwd: str = HOME) -> TerminalWindow:
         """Open a new 80x24 Terminal window in ``cwd`` (focused, on top)."""

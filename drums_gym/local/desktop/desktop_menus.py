@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..budget import charge
+from .date_menu import DateMenu
 from .files_properties import open_properties
 from .fs import DESKTOP_DIR
 from .popups import SEPARATOR, Menu, MenuItem
-from .theme import TOP_BAR_H
+from .shell_menu import SystemMenu
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -71,13 +72,16 @@ class DesktopMenus:
         desk.menu_targets = ()
 
     def open_system_menu(self) -> None:
-        """The top bar's system menu (its right end): network, Settings, Lock, Power Off."""
+        """The top bar's system menu (its right end): the volume slider, network, Settings,
+        Lock, Power Off."""
         desk = self.desk
-        items = (MenuItem("Wired Connected", "system-network"), SEPARATOR,
-                 MenuItem("Settings", "system-settings"), MenuItem("Lock", "system-lock"),
-                 SEPARATOR, MenuItem("Power Off / Log Out", "system-power"))
-        desk.menu = Menu.at(items, (desk.width - 8, TOP_BAR_H + 2), (desk.width, desk.height),
-                            name="System Menu")
+        desk.menu = SystemMenu.open(desk.fs, (desk.width, desk.height))
+        desk.menu_targets = ()
+
+    def open_date_menu(self) -> None:
+        """The clock's menu: notifications, Do Not Disturb, the calendar."""
+        desk = self.desk
+        desk.menu = DateMenu.open(desk.fs, (desk.width, desk.height))
         desk.menu_targets = ()
 
     def run_action(self, action: str) -> None:

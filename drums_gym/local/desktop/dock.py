@@ -104,7 +104,7 @@ class Dock:
                      MenuItem("Show Details", "dock-details"),
                      *((SEPARATOR, MenuItem("Quit", f"dock-quit:{app.key}")) if running else ()))
         desk.menu = Menu.at(items, (DOCK_W + 8, point[1] - 20), (desk.width, desk.height),
-                            name=app.label)
+                            name=app.label, shell=True)
         desk.menu_targets = ()
 
     def run_action(self, action: str) -> bool:

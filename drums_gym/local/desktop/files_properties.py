@@ -255,6 +255,11 @@ class PropertiesWindow(Window):
         if key == "escape":
             host.close_window(self)
             return True
+        if host.mods.ctrl and key in ("pagedown", "pageup", "pgdn", "pgup"):
+            # GtkNotebook's change-current-page (it wraps around)
+            step = 1 if key in ("pagedown", "pgdn") else -1
+            self.tab = TABS[(TABS.index(self.tab) + step) % len(TABS)]
+            return True
         return False
 
     # -- accessibility ----------------------------------------------------------

@@ -44,6 +44,8 @@ class Keyboard:
                                  "meta") and not desk.mods.any()
         if desk.terminals.shortcut(raw):
             return
+        if desk.volume_key(key):  # media keys: a global grab, whatever has focus
+            return
         if desk.mods.press(key):
             return
         if len(key) == 1 and desk.mods.shift:

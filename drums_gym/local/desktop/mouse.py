@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .theme import DOCK_W, TOP_BAR_H
-from .topbar_dock import dock_app_at
+from .topbar_dock import CLOCK_HALF_W, SYSTEM_W, dock_app_at
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -40,6 +40,8 @@ class Mouse:
         desk.pointer = (max(0, min(desk.width - 1, x)), max(0, min(desk.height - 1, y)))
         if desk.menu is not None and desk.pointer != old and desk.menu.contains(*desk.pointer):
             desk.menu.focus = None  # the pointer takes over from the arrow keys
+        if desk.menu is not None and "left" in self.buttons:
+            desk.menu.on_motion(desk, *desk.pointer)
         if self.window_drag is not None:
             w, dx, dy = self.window_drag
             px, py = desk.pointer
@@ -69,9 +71,14 @@ class Mouse:
         desk.dnd.press(button)
         if desk.menu is not None:
             if desk.menu.contains(x, y):
-                desk.menu.pressed = desk.menu.item_at(x, y)
+                if button != "left" or not desk.menu.on_press(desk, x, y):
+                    desk.menu.pressed = desk.menu.item_at(x, y)
             else:
-                desk.menu = None  # a click elsewhere dismisses the menu and is consumed
+                closed, desk.menu = desk.menu, None  # a click elsewhere dismisses the menu
+                if y < TOP_BAR_H and button == "left":  # and goes to another panel menu
+                    panel = self._panel_menu_at(x)
+                    if panel is not None and panel != closed.name:
+                        self._open_panel_menu(panel)
             return
         if desk.rename is not None:
             if desk.rename.contains(x, y):
@@ -102,9 +109,9 @@ class Mouse:
         if y < TOP_BAR_H:
             if button == "left" and x < 110:
                 desk.activities.toggle()
-            elif button == "left" and x >= desk.width - 140:
+            elif button == "left" and (panel := self._panel_menu_at(x)) is not None:
                 desk.activities.close()
-                desk.menus.open_system_menu()
+                self._open_panel_menu(panel)
             return
         if x < DOCK_W:
             app = dock_app_at(x, y, desk.height, desk.dock.apps())
@@ -116,6 +123,22 @@ class Mouse:
                     desk.dock.open_menu(app, (x, y))
             return
         self._press_desktop(x, y, button, clicks)
+
+    def _panel_menu_at(self, x: int) -> str | None:
+        """The top bar's menu button at ``x``: the clock's (``Date Menu``) or the System
+        menu's, as `topbar_dock.accessibility` places them."""
+        width = self.desk.width
+        if abs(x - width // 2) <= CLOCK_HALF_W:
+            return "Date Menu"
+        if x >= width - SYSTEM_W:
+            return "System Menu"
+        return None
+
+    def _open_panel_menu(self, name: str) -> None:
+        if name == "Date Menu":
+            self.desk.menus.open_date_menu()
+        else:
+            self.desk.menus.open_system_menu()
 
     def _press_desktop(self, x: int, y: int, button: str, clicks: int) -> None:
         desk = self.desk
@@ -157,6 +180,8 @@ class Mouse:
         if self.window_drag is not None and button == "left":
             self.window_drag = None
             return
+        if desk.menu is not None and button == "left":
+            desk.menu.on_release(desk)
         if desk.menu is not None and desk.menu.pressed is not None:
             pressed, desk.menu.pressed = desk.menu.pressed, None
             if desk.menu.item_at(x, y) == pressed:

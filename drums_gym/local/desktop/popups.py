@@ -65,10 +65,12 @@ class Menu:
     owner: Any = None  # the window whose items these are (None: the desktop's)
     name: str = "Context Menu"
     focus: int | None = None  # the item Up/Down moved to (None: the pointer's)
+    shell: bool = False  # GNOME Shell's menu (the dock's, the panel's), not an app's
 
     @classmethod
     def at(cls, items: tuple[MenuItem, ...], point: tuple[int, int],
-           screen: tuple[int, int], owner: Any = None, name: str = "Context Menu") -> Menu:
+           screen: tuple[int, int], owner: Any = None, name: str = "Context Menu",
+           shell: bool = False) -> Menu:
         f = font(MENU_FONT)
         width = max(200, int(max(text_width(i.label, f) for i in items)) + 48)
         height = sum(SEP_H if i.separator else ITEM_H for i in items) + 2 * PAD
@@ -77,7 +79,7 @@ class Menu:
             x = max(0, x - width)
         if y + height > screen[1]:
             y = max(0, y - height)
-        return cls(items, x, y, width, origin=point, owner=owner, name=name)
+        return cls(items, x, y, width, origin=point, owner=owner, name=name, shell=shell)
 
     @property
     def height(self) -> int:
@@ -116,6 +118,22 @@ class Menu:
             if x0 <= x < x1 and y0 <= y < y1 and item.enabled and not item.separator:
                 return i
         return None
+
+    # -- hooks of popups with controls besides items (the shell's menus) -----------
+    def on_press(self, desk: Any, x: int, y: int) -> bool:
+        """A press inside the menu not meant for an item (a slider, a switch): True when
+        taken."""
+        return False
+
+    def on_motion(self, desk: Any, x: int, y: int) -> None:
+        """The pointer moved with the left button held."""
+
+    def on_release(self, desk: Any) -> None:
+        """The left button came up."""
+
+    def render_key(self) -> tuple[Any, ...]:
+        """What the drawing depends on besides the items, the box and the hover."""
+        return ()
 
     def draw(self, img: Image.Image, hover: int | None) -> None:
         x0, y0, x1, y1 = self.rect

@@ -16,6 +16,8 @@ from . import art, topbar_dock
 from .file_icons import file_icon
 from .fs import DESKTOP_DIR
 from .icons import ICON_SIZE, draw_icons
+from .shell_menu import draw_osd
+from .volume import NORM
 
 if TYPE_CHECKING:
     from .desktop import Desktop
@@ -39,6 +41,10 @@ def compose_scene(desk: Desktop) -> Image.Image:
         desk.rename.draw(img)
     if desk.menu is not None:
         desk.menu.draw(img, desk.hovered_menu_item())
+    osd = desk.osd_level()
+    if osd is not None:
+        volume, muted, top = osd
+        draw_osd(img, volume / NORM, muted, top / NORM)
     return img
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "PRIVACY_PAGES",
     "Row",
     "rows",
+    "set_sink",
     "set_timezone",
     "set_value",
     "set_volume",
@@ -230,14 +231,18 @@ def rows(fs: FileSystem, page: str) -> list[Row]:
 
 # -- writing -----------------------------------------------------------------------------
 
-def set_volume(fs: FileSystem, percent: int) -> None:
-    """Set the default sink's volume (PulseAudio units in the sink file ``pactl`` reads)."""
-    _, muted = sink_volume(fs)
+def set_sink(fs: FileSystem, volume: int, muted: bool) -> None:
+    """Set the default sink's ``volume`` (PulseAudio units, 65536 is 100%) and mute, in the
+    sink file ``pactl`` reads."""
     parent = SINK_FILE.rsplit("/", 1)[0]
     if not fs.is_dir(parent):
         fs.mkdir(parent, parents=True)
-    fs.write_file(SINK_FILE, f"{round(max(0, percent) * _FULL / 100)} "
-                             f"{'yes' if muted else 'no'}\n")
+    fs.write_file(SINK_FILE, f"{max(0, int(volume))} {'yes' if muted else 'no'}\n")
+
+
+def set_volume(fs: FileSystem, percent: int) -> None:
+    """Set the default sink's volume in percent (its mute unchanged)."""
+    set_sink(fs, round(max(0, percent) * _FULL / 100), sink_volume(fs)[1])
 
 
 def set_timezone(fs: FileSystem, zone: str) -> None:

@@ -146,6 +146,9 @@ SCHEMAS: Mapping[str, Mapping[str, Key]] = MappingProxyType({
         "power-button-action": _k("s", "'suspend'", choices=(
             "nothing", "suspend", "hibernate", "interactive")),
     },
+    "org.gnome.settings-daemon.plugins.media-keys": {
+        "volume-step": _k("i", "6", 1, 20),
+    },
     "org.gnome.settings-daemon.plugins.color": {
         "night-light-enabled": _k("b", "false"),
         "night-light-temperature": _k("u", "uint32 2700", 1700, 4700),

@@ -19,11 +19,13 @@ from PIL import Image, ImageDraw
 from . import art
 from .theme import ACCENT, DOCK_W, TOP_BAR_H, font
 
-__all__ = ["DOCK_APPS", "KNOWN_APPS", "SHOW_APPS", "TRASH", "DockApp", "chrome", "dock_app_at",
-           "dock_rect", "draw_dynamic"]
+__all__ = ["CLOCK_HALF_W", "DOCK_APPS", "KNOWN_APPS", "SHOW_APPS", "SYSTEM_W", "TRASH",
+           "DockApp", "chrome", "dock_app_at", "dock_rect", "draw_dynamic"]
 
 ICON = 48
 STEP = 56
+CLOCK_HALF_W = 70  # the clock's button: this far either side of the centre
+SYSTEM_W = 140  # the System menu's button: this wide at the right end
 
 
 @dataclass(frozen=True)
@@ -156,9 +158,9 @@ def accessibility(width: int, height: int, clock_text: str,
     bar = node("panel", "Top Bar", (0, 0, width, TOP_BAR_H))
     bar["children"] = [
         node("push-button", "Activities", (0, 0, 100, TOP_BAR_H)),
-        node("label", clock_text, (width // 2 - 70, 0, width // 2 + 70, TOP_BAR_H),
-             text=clock_text),
-        node("push-button", "System", (width - 140, 0, width, TOP_BAR_H)),
+        node("label", clock_text, (width // 2 - CLOCK_HALF_W, 0, width // 2 + CLOCK_HALF_W,
+                                   TOP_BAR_H), text=clock_text),
+        node("push-button", "System", (width - SYSTEM_W, 0, width, TOP_BAR_H)),
     ]
     dock = node("tool-bar", "Dock", (0, TOP_BAR_H, DOCK_W, height))
     dock["children"] = [node("push-button", app.label, dock_rect(i, height))

@@ -32,7 +32,7 @@ def test_renders_a_desktop_tree_as_osworld_xml() -> None:
     assert root.get(f"{{{cp}}}screencoord") == "(0, 0)"
     assert root.get(f"{{{cp}}}size") == f"({desk.width}, {desk.height})"
     assert root.find(".//panel[@name='Top Bar']") is not None
-    icon = root.find("layered-pane/icon[@name='todo_list_Jan_1']")
+    icon = root.find("application[@name='gjs']/layered-pane/icon[@name='todo_list_Jan_1']")
     assert icon is not None and icon.get(f"{{{attr}}}description") == "Folder"
     assert icon.get(f"{{{st}}}selectable") == "true"
 

@@ -19,6 +19,7 @@ from drums_gym.actions import expand, parse
 from drums_gym.actions.events import Event, KeyDown, KeyUp, MouseDown, MouseMove, MouseUp, Scroll
 from drums_gym.local.budget import Budget, BudgetExceeded, Limits, running
 from drums_gym.local.desktop import Desktop, FolderWindow
+from drums_gym.solvers.a11y import windows
 
 DESKTOP = "/home/user/Desktop"
 
@@ -187,7 +188,7 @@ def tree_of(desk: Desktop, top: str) -> list[tuple[str, list[str], list[str]]]:
 def check_consistent(desk: Desktop, original_big: list[Any], draw: bool = False) -> None:
     entries = {n for n in desk.fs.listdir("~/Desktop") if not n.startswith(".")}
     tree = desk.accessibility()
-    pane = next(n for n in tree["children"] if n["name"] == "Desktop Icons")
+    pane = next(n for n in windows(tree) if n["name"] == "Desktop Icons")
     assert {n["name"] for n in pane["children"]} == entries
     slots = list(desk.grid.slots.values())
     assert len(slots) == len(set(slots)), "two icons in one slot"

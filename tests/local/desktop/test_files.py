@@ -11,7 +11,7 @@ from pyauto import at, names, node, run, states
 
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.desktop.a11y import NAMESPACES, ROLES, to_xml
-from drums_gym.solvers.a11y import walk
+from drums_gym.solvers.a11y import walk, windows
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 DOCS = "/home/user/Documents"
@@ -60,7 +60,7 @@ def selected(desk: Desktop) -> set[str]:
 
 
 def frames(desk: Desktop) -> list[str]:
-    return [n["name"] for n in desk.accessibility()["children"] if n["role"] == "frame"]
+    return [n["name"] for n in windows(desk.accessibility()) if n["role"] == "frame"]
 
 
 def save(desk: Desktop, name: str) -> Path:

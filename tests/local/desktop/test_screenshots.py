@@ -19,3 +19,9 @@ def test_screenshot_script_draws_desktop_files_and_terminal(tmp_path):
         with Image.open(tmp_path / name) as image:
             assert image.size == (1920, 1080)
         assert (ROOT / "docs" / name).exists(), f"docs/{name} is in the README"
+    for name in ("date-menu.png", "system-menu.png", "volume-osd.png"):
+        with Image.open(tmp_path / name) as image:
+            assert image.size == (1920, 1080)
+        assert f"]({name})" in (ROOT / "docs" / "desktop.md").read_text(), name
+        with Image.open(ROOT / "docs" / name) as shown, Image.open(tmp_path / name) as fresh:
+            assert shown.tobytes() == fresh.tobytes(), f"docs/{name} is out of date"

@@ -193,7 +193,7 @@ def test_activities_search_opens_settings_and_panels() -> None:
     assert a11y.find(win(desk), "scroll-pane", "Sound")
     act(desk, "pyautogui.press('win')")
     act(desk, "pyautogui.press('escape')")
-    assert not any(n["name"] == "Overview" for n in desk.accessibility()["children"])
+    assert not any(n["name"] == "Overview" for n in a11y.windows(desk.accessibility()))
 
 
 def test_settings_window_survives_clone_and_renders_each_panel() -> None:

@@ -18,13 +18,16 @@ from ..fs import HOME, FileSystem
 from .context import Ctx
 from .registry import Args, Opts, command
 
-__all__ = ["IMAGE_TIMEZONE", "PACKAGES", "SINK_FILE", "TIMEZONE_FILE", "Package",
+__all__ = ["IMAGE_TIMEZONE", "OPEN_REQUESTS", "PACKAGES", "SINK_FILE", "TIMEZONE_FILE", "Package",
            "sink_volume", "timezone_name"]
 
 TIMEZONE_FILE = "/etc/timezone"
 #: The zone of a fresh desktop (OSWorld's image is not in UTC; its zone is not published).
 IMAGE_TIMEZONE = "America/New_York"
 SINK_FILE = HOME + "/.config/pulse/default-sink"
+#: What ``xdg-open`` asks the session to open, one path or URI a line (the desktop opens
+#: each and removes the file).
+OPEN_REQUESTS = "/run/user/1000/drums/xdg-open"
 _FULL = 65536  # PulseAudio's PA_VOLUME_NORM (100%)
 IMAGE_VOLUME = 26214  # 40%: the image's default sink volume
 _MAX_VOLUME = _FULL * 3 // 2  # pactl refuses nothing below; GNOME allows up to 150%
@@ -493,4 +496,10 @@ def xdg_open(ctx: Ctx, args: list[str]) -> int:
         ctx.err(f'gio: file://{ctx.path(target)}: Error when getting information for file '
                 f'“{ctx.path(target)}”: No such file or directory')
         return 4
-    return 0  # no window opens from a non-interactive shell here
+    # the session opens it (the desktop reads OPEN_REQUESTS: Desktop.open_requested)
+    line = (target if "://" in target else ctx.path(target)) + "\n"
+    old = ctx.fs.read_file(OPEN_REQUESTS) if ctx.fs.is_file(OPEN_REQUESTS) else b""
+    if not ctx.fs.is_dir(OPEN_REQUESTS.rsplit("/", 1)[0]):
+        ctx.fs.mkdir(OPEN_REQUESTS.rsplit("/", 1)[0], parents=True)
+    ctx.fs.write_file(OPEN_REQUESTS, old + line.encode())
+    return 0
