@@ -33,15 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from drums_gym.actions import ActionError, parse
 from drums_gym.client import Client, connect
 from drums_gym.envs import DrumsDesktopEnv
 from drums_gym.solvers import get_solver
 from drums_gym.wrappers import (
+    KINDS,
     A11yActions,
     ElementFeatures,
     ElementSlots,
     ReverseCurriculum,
+    click_of,
     evaluate_from_initial,
     quoted_strings,
     record_states,
@@ -49,19 +50,12 @@ from drums_gym.wrappers import (
 
 SCREEN = (1024, 768)  # small frames: faster steps; every position comes from the tree
 SAVED_STATES = 7  # the local host keeps 8 saved states per workspace by default
-_KIND_OF = {(1, "left"): "click", (2, "left"): "double_click", (1, "right"): "right_click"}
 
 
 def click_kind(code: str) -> str | None:
     """``"click"``, ``"double_click"`` or ``"right_click"`` for one plain click, else None."""
-    try:
-        actions = parse(code)
-    except ActionError:
-        return None
-    if len(actions) != 1 or actions[0].name != "click":
-        return None
-    args = dict(actions[0].args)
-    return _KIND_OF.get((args.get("clicks"), args.get("button")))
+    click = click_of(code)
+    return None if click is None else click[0]
 
 
 def make_env(client: Client, task: str, max_steps: int) -> DrumsDesktopEnv:
@@ -202,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     envs: list[Any] = []
     try:
         demo = demonstration(client, args.task, args.route)
-        kinds = sorted({k for k in map(click_kind, demo) if k}, key=list(_KIND_OF.values()).index)
+        kinds = sorted({k for k in map(click_kind, demo) if k}, key=list(KINDS).index)
         codes = list(dict.fromkeys(c for c in demo if c not in ("DONE", "FAIL", "WAIT")
                                    and click_kind(c) is None))
         max_steps = len(demo) + 3

@@ -32,7 +32,7 @@ evaluate_from_initial          valid-only success rate from the task's initial s
 
 from ._elements import INTERACTIVE_ROLES, Element, ElementSlots, interactive_elements
 from ._trajectory import UNFINISHED
-from .a11y_actions import A11yActions, quoted_strings
+from .a11y_actions import KINDS, A11yActions, click_of, quoted_strings
 from .discrete_clicks import DEFAULT_KEYS, DiscreteClicks
 from .element_features import ElementFeatures
 from .episode_statistics import DrumsEpisodeStatistics
@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_KEYS",
     "INSTRUCTION_CHARSET",
     "INTERACTIVE_ROLES",
+    "KINDS",
     "MAX_INSTRUCTION_LENGTH",
     "UNFINISHED",
     "A11yActions",
@@ -70,6 +71,7 @@ __all__ = [
     "VectorResizeScreenshot",
     "VectorWithInstruction",
     "WithInstruction",
+    "click_of",
     "evaluate_from_initial",
     "interactive_elements",
     "quoted_strings",

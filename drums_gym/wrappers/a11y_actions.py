@@ -13,14 +13,36 @@ from gymnasium import spaces
 from ..actions import CONTROL_WORDS, ActionError, is_valid_key, normalize_key, parse
 from ._elements import Element, ElementSlots, interactive_elements
 
-__all__ = ["KINDS", "A11yActions", "quoted_strings"]
+__all__ = ["KINDS", "A11yActions", "click_of", "quoted_strings"]
 
 #: element action kinds: the pyautogui function of each
 KINDS: Mapping[str, str] = {
     "click": "click", "double_click": "doubleClick", "right_click": "rightClick",
 }
-_BUTTON_OF = {"click": "left", "double_click": "left", "right_click": "right"}
-_CLICKS_OF = {"click": 1, "double_click": 2, "right_click": 1}
+_KIND_OF: Mapping[tuple[Any, Any], str] = {
+    (1, "left"): "click", (2, "left"): "double_click", (1, "right"): "right_click",
+}
+
+
+def click_of(code: str) -> tuple[str, tuple[Any, Any]] | None:
+    """``(kind, (x, y))`` when ``code`` is one plain click of a :data:`KINDS` kind, else
+    None (a demonstration's clicks, read back as element actions).
+
+    >>> click_of("pyautogui.doubleClick(3, 4)")
+    ('double_click', (3, 4))
+    >>> click_of("DONE") is None
+    True
+    """
+    try:
+        actions = parse(code)
+    except ActionError:
+        return None
+    if len(actions) != 1 or actions[0].name != "click":
+        return None
+    args = dict(actions[0].args)
+    kind = _KIND_OF.get((args.get("clicks"), args.get("button")))
+    return None if kind is None else (kind, (args.get("x"), args.get("y")))
+
 
 _QUOTED = re.compile(r'"([^"\n]+)"|\'([^\'\n]+)\'|“([^”\n]+)”')
 
@@ -251,20 +273,13 @@ class A11yActions(gym.Wrapper[Any, int | np.integer, Any, str], gym.utils.Record
         into this wrapper's integers."""
         if code in self.fixed_codes:
             return self.n_element_actions + self.fixed_codes.index(code)
-        try:
-            actions = parse(code)
-        except ActionError:
+        click = click_of(code)
+        if click is None or click[0] not in self.kinds:
             return None
-        if len(actions) != 1 or actions[0].name != "click":
-            return None
-        args = dict(actions[0].args)
-        point = (args.get("x"), args.get("y"))
-        for kind in self.kinds:
-            if (args.get("button"), args.get("clicks")) != (_BUTTON_OF[kind], _CLICKS_OF[kind]):
-                continue
-            offset = self.kinds.index(kind) * self.slots.size
-            on_top = [e for e in reversed(self._elements) if e.center == point]
-            for element in on_top:
+        kind, point = click
+        offset = self.kinds.index(kind) * self.slots.size
+        for element in reversed(self._elements):  # the topmost element there first
+            if element.center == point:
                 slot = self.slots.slot_of(element)
                 if slot is not None:
                     return offset + slot
