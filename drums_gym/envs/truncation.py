@@ -18,6 +18,7 @@ so their limit is the env's own ``max_steps``, which needs no wrapper.)
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, SupportsFloat
 
@@ -25,7 +26,27 @@ import gymnasium as gym
 
 from ._episode import Verdict
 
-__all__ = ["VerifyOnTruncation"]
+__all__ = ["UnscoredEpisodeWarning", "VerifyOnTruncation", "warn_unscored"]
+
+
+class UnscoredEpisodeWarning(UserWarning):
+    """An episode ended without a verdict: something outside the env truncated it (a
+    ``TimeLimit``, such as ``gym.make(id, max_episode_steps=N)``'s) and nothing verified
+    it, so its last reward is no score. The env says so at the next ``reset``."""
+
+
+def warn_unscored(env: object, steps: int) -> None:
+    """Warn (`UnscoredEpisodeWarning`) that ``env``'s last episode, ``steps`` steps long,
+    was never verified, and say the two ways to have it scored."""
+    warnings.warn(
+        f"{env!r}: the last episode ended after {steps} steps without a verdict, so its "
+        f"last reward is no score: a wrapper truncated it where the env cannot see (a "
+        f"TimeLimit, as gym.make(id, max_episode_steps=N) adds). Give the limit as the "
+        f"env's own, gym.make(id, max_steps=N), or put drums_gym.envs.VerifyOnTruncation "
+        f"outermost (docs/step-limit.md)",
+        UnscoredEpisodeWarning,
+        stacklevel=3,
+    )
 
 
 def _verifier(env: gym.Env[Any, Any]) -> Callable[[], Verdict]:
