@@ -30,20 +30,22 @@ __all__ = ["UnscoredEpisodeWarning", "VerifyOnTruncation", "warn_unscored"]
 
 
 class UnscoredEpisodeWarning(UserWarning):
-    """An episode ended without a verdict: something outside the env truncated it (a
-    ``TimeLimit``, such as ``gym.make(id, max_episode_steps=N)``'s) and nothing verified
-    it, so its last reward is no score. The env says so at the next ``reset``."""
+    """An episode was left without a verdict: something outside the env truncated it (a
+    ``TimeLimit``, such as ``gym.make(id, max_episode_steps=N)``'s) or the caller reset
+    mid-episode, and nothing verified it, so no step of it carries a score. The env says
+    so at the next ``reset``."""
 
 
 def warn_unscored(env: object, steps: int) -> None:
     """Warn (`UnscoredEpisodeWarning`) that ``env``'s last episode, ``steps`` steps long,
-    was never verified, and say the two ways to have it scored."""
+    was never verified, and say how to have it scored."""
     warnings.warn(
-        f"{env!r}: the last episode ended after {steps} steps without a verdict, so its "
-        f"last reward is no score: a wrapper truncated it where the env cannot see (a "
-        f"TimeLimit, as gym.make(id, max_episode_steps=N) adds). Give the limit as the "
-        f"env's own, gym.make(id, max_steps=N), or put drums_gym.envs.VerifyOnTruncation "
-        f"outermost (docs/step-limit.md)",
+        f"{env!r}: the last episode was left after {steps} steps with no verdict, so it was "
+        f"never scored: reset() came before it ended, or a wrapper truncated it where the "
+        f"env cannot see (a TimeLimit, as gym.make(id, max_episode_steps=N) adds). For a "
+        f"step limit give the env its own, gym.make(id, max_steps=N), or put "
+        f"drums_gym.envs.VerifyOnTruncation outermost; to score an episode you stop, call "
+        f"env.unwrapped.verify() first (docs/step-limit.md)",
         UnscoredEpisodeWarning,
         stacklevel=3,
     )

@@ -188,7 +188,7 @@ def test_gym_make_with_max_episode_steps(at_host, round_trip):
     try:
         reward, terminated, truncated, info = play(bare, [*SOLVE, NOOP])[-1]
         assert truncated and not terminated and "score" not in info and reward == 0.0
-        with pytest.warns(UnscoredEpisodeWarning, match=r"after 3 steps without a verdict"
+        with pytest.warns(UnscoredEpisodeWarning, match=r"left after 3 steps with no verdict"
                           r".*max_steps=N.*VerifyOnTruncation"):
             bare.reset(seed=0)
     finally:
