@@ -27,7 +27,7 @@ from .faults import Faults
 from .frames import Frame
 from .leases import reap_all, sweep
 from .slots import Gone, SavedState, Slot
-from .tasks import CATALOG, Task, UnknownTask, get_task
+from .tasks import Task, UnknownTask, default_catalog, get_task
 from .workspaces import Workspace, Workspaces, workspace_of
 
 __all__ = ["Host", "HostConfig", "SavedState", "Slot", "workspace_of"]
@@ -53,7 +53,7 @@ class Host:
     ) -> None:
         self.config = config or HostConfig()
         #: the tasks this host serves (default: the bundled ones and ``$DRUMS_LOCAL_TASKS``)
-        self.catalog: Mapping[str, Task] = CATALOG if catalog is None else catalog
+        self.catalog: Mapping[str, Task] = default_catalog() if catalog is None else catalog
         self.faults = faults or Faults(seed=seed)
         self._lock = threading.RLock()
         self.workspaces = Workspaces(self.config)
