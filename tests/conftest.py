@@ -64,6 +64,17 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_zygote() -> Iterator[None]:
+    """One warm desktop zygote for the session's hosts (each host would otherwise start
+    its own: a second of imports per test)."""
+    from drums_gym.local.workers.pool import zygote
+
+    held = zygote().acquire()
+    yield
+    held.release()
+
+
 @pytest.fixture(autouse=True)
 def _embedded_host_leak_check() -> Iterator[None]:
     """A test that used the embedded host must leave it with nothing live."""

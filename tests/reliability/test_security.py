@@ -362,13 +362,15 @@ def test_serve_warns_when_told_to_bind_beyond_loopback():
 
 #: the places allowed to: the program the sandboxed interpreter runs (never in the host's
 #: process), the Popen that starts that interpreter's sandbox, the one that starts a
-#: desktop's sandbox (bwrap), and the one that starts the embedded host (drums-gym's own
-#: server, no agent input in its argv)
+#: desktop's sandbox (bwrap), the one that starts the embedded host (drums-gym's own
+#: server, no agent input in its argv) and the one that starts the desktop zygote (the
+#: host's own workers)
 SANDBOX_ONLY = {
     ("local/pycode/boot.py", EXEC), ("local/pycode/boot.py", "compile"),
     ("local/pycode/runner.py", ".Popen"),
     ("local/sandbox/sandbox.py", ".Popen"),
     ("local/embedded.py", ".Popen"),
+    ("local/workers/pool.py", ".Popen"),
 }
 
 
