@@ -20,13 +20,17 @@ import pytest
 
 from drums_gym.local import budget
 from drums_gym.local.host import HostConfig
+from drums_gym.local.sandbox import available
+from drums_gym.local.sandbox.tree import tree_base
 from drums_gym.local.server import LocalHost
 from drums_gym.local.workers import Worker, station
 from drums_gym.local.workspaces import workspace_of
 
 TIMEOUT = 60.0
 TASK = "e0df059f"
-FAST = dict(gate_delay_s=0.0)
+#: the shell backend under test follows DRUMS_LOCAL_SHELL (CI runs this file on both)
+FAST: dict[str, Any] = dict(gate_delay_s=0.0,
+                            shell=os.environ.get("DRUMS_LOCAL_SHELL") or "simulated")
 
 
 def _slot(server: LocalHost, slot_id: str) -> Any:
@@ -340,3 +344,72 @@ def _descendants(root: int) -> list[int]:
         out.append(pid)
         todo.extend(children.get(pid, ()))
     return out
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - out
+        out |= frontier
+    return out
+
+
+def _files(pid: int, name: str) -> list[str]:
+    """The desktop trees of worker ``pid`` holding ~/``name``."""
+    base = tree_base(pid)
+    trees = [t for t in os.listdir(base) if t != "template"] if os.path.isdir(base) else []
+    return [t for t in trees if os.path.exists(os.path.join(base, t, "home/user", name))]
+
+
+def _touch(http: httpx.Client, sid: str, name: str) -> None:
+    r = _act(http, sid, f"pyautogui.write('touch ~/{name}\\n')")
+    assert r.status_code == 200 and r.json()["cut"] is None, r.text
+
+
+@pytest.mark.skipif(not available(), reason="no bubblewrap sandbox on this machine")
+def test_a_sandbox_desktop_lives_in_its_worker_forks_with_its_files_and_goes_with_it(
+    make_host,
+):
+    """The sandbox backend: Python beyond plain calls runs in the desktop's sandbox, started
+    by the worker; a fork child gets a copy of the tree (its writes stay its own); reset
+    from the saved state copies the state's files; deleting a desktop ends its sandbox's
+    programs and removes its tree."""
+    server = make_host(HostConfig(gate_delay_s=0.0, shell="sandbox"))
+    with _http(server) as http:
+        parent = _create(http)
+        r = _act(http, parent, "for key in ['shift']:\n    pyautogui.press(key)")
+        assert r.status_code == 200 and r.json()["runner"] == "python", r.text
+        assert r.json()["action_error"] is None and r.json()["shell"] == "sandbox"
+        assert _act(http, parent, "pyautogui.hotkey('ctrl', 'alt', 't')").status_code == 200
+        pid = _worker(server, parent).pid
+        _touch(http, parent, "mark.txt")
+        _until(lambda: bool(_files(pid, "mark.txt")), "the terminal's file in the tree")
+        assert _descendants(pid), "the sandbox's programs are the worker's"
+        r = http.post(f"/v1/slots/{parent}/branch", json={"n": 1})
+        assert r.status_code == 200, r.text
+        kid, state = r.json()["children"][0]["id"], r.json()["state"]
+        kid_pid = _worker(server, kid).pid
+        assert _files(kid_pid, "mark.txt")
+        _touch(http, kid, "kid.txt")
+        _until(lambda: bool(_files(kid_pid, "kid.txt")), "the child's terminal writes its tree")
+        assert not _files(pid, "kid.txt"), "a child's writes are its own"
+        r = http.post(f"/v1/slots/{kid}/reset", json={"state": state})
+        assert r.status_code == 200, r.text
+        new_pid = _worker(server, kid).pid
+        assert new_pid != kid_pid and _files(new_pid, "mark.txt")
+        assert not _files(new_pid, "kid.txt"), "the state is the parent's desktop at the fork"
+        _until(lambda: not os.path.isdir(tree_base(kid_pid)), "the replaced worker's tree went")
+        programs = _descendants(pid)
+        assert http.delete(f"/v1/slots/{parent}").status_code == 200
+        _until(lambda: not any(_alive(p) for p in programs | {pid}),
+               "the deleted desktop's sandbox programs ended")
+        _until(lambda: not os.path.isdir(tree_base(pid)), "the deleted desktop's tree went")
+        _cleanup(http)
