@@ -28,6 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from attacks import tree
 from run import (
     TASK,
     DrumsDesktopEnv,
@@ -41,25 +42,6 @@ from run import (
 
 LOOP = "x=0; for i in {1..1500}; do x=$((x+i)); done; echo $x"
 BASH_STEP = f"pyautogui.write({LOOP!r})\npyautogui.press('enter')"
-
-
-def tree(root: int) -> list[int]:
-    """``root`` and its live descendants."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, ()))
-    return out
 
 
 def serve_pid(url: str) -> int:

@@ -97,10 +97,11 @@ def setup(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) ->
     """Make the slot's desktop and run its task's setup, under a budget and a deadline
     (a cut setup is a host failure: the episode is invalid with reason ``setup_cut``)."""
     try:
-        cut = slot.run(
+        slot.run(
             "create", slot.task, slot.width, slot.height, host.faults.seed, randomize,
-            host.shell, limits=host.config.limits(), deadline_s=_deadline(host),
+            host.shell, deadline_s=_deadline(host),
         )
+        cut = slot.run("setup", limits=host.config.limits(), deadline_s=_deadline(host))
     except WorkerLost as exc:
         lose(host, slot, exc, "setup")
         return

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import process_tree
 
 from drums_gym.local import budget
 from drums_gym.local.host import HostConfig
@@ -327,39 +328,10 @@ def test_a_sigkilled_host_leaves_no_worker_or_zygote_behind():
     _until(lambda: not any(_alive(p) for p in below), "no orphan left by the killed host")
 
 
-def _descendants(root: int) -> list[int]:
-    from pathlib import Path
-
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, ()))
-    return out
 
 
-def _descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-    out, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, pp in parents.items() if pp in frontier} - out
-        out |= frontier
-    return out
+def _descendants(root: int) -> set[int]:
+    return set(process_tree(root)[1:])
 
 
 def _files(pid: int, name: str) -> list[str]:

@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 import pytest
 from bash_grammar import lines
+from conftest import process_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,22 +57,6 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else 0.0
 
 
-def tree(root: int) -> list[int]:
-    """``root`` and every live process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields:
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, ()))
-    return out
-
-
 class Host:
     """A ``drums-gym serve`` process on loopback, its pid and URL."""
 
@@ -95,7 +80,7 @@ class Host:
     def cpu_seconds(self) -> float:
         """User plus system CPU time the host has used: its process and its live
         descendants (the zygote and the desktops' workers, where the attack's work runs)."""
-        return sum(_cpu(pid) for pid in tree(self.proc.pid))
+        return sum(_cpu(pid) for pid in process_tree(self.proc.pid))
 
     def working(self, since: float, alive: threading.Thread, cpu: float = 0.2) -> None:
         """Return once the host has burnt ``cpu`` seconds since ``since`` (the attack's work is

@@ -64,16 +64,15 @@ class Station:
         seed: int,
         randomize: Mapping[str, Any] | None = None,
         shell: str = "simulated",
-    ) -> dict[str, Any] | None:
+    ) -> None:
         """A fresh desktop for ``task`` (varied by ``randomize``; ``shell``: the backend of
-        its terminal and commands), then the task's setup; returns the setup's cut, if cut.
-        A desktop this station held before is closed."""
+        its terminal and commands), before the task's setup (`setup`, budgeted: building
+        the desktop is not the task's work). A desktop this station held before is closed."""
         self.task, self.seed = task, seed
         desktop = Desktop(width=width, height=height, seed=seed, shell=shell)
         if randomize is not None:
             vary(desktop, rng_for(randomize[P.F_SEED]))
         self._replace(desktop)
-        return self.setup()
 
     def _replace(self, desktop: Desktop) -> None:
         old, self.desktop = self.desktop, desktop
