@@ -8,6 +8,7 @@ outcome, never a wall-clock figure.
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import signal
@@ -384,4 +385,17 @@ def test_a_sandbox_desktop_lives_in_its_worker_forks_with_its_files_and_goes_wit
         _until(lambda: not any(_alive(p) for p in programs | {pid}),
                "the deleted desktop's sandbox programs ended")
         _until(lambda: not os.path.isdir(tree_base(pid)), "the deleted desktop's tree went")
+        # a worker killed before it could close its sandbox leaves nothing behind either
+        _touch(http, kid, "again.txt")
+        _until(lambda: bool(_files(new_pid, "again.txt")), "the restored desktop's terminal")
+        groups = f"/sys/fs/cgroup/pids/drums-desktops/{new_pid}-*"
+        had_groups = bool(glob.glob(groups))
+        programs = _descendants(new_pid)
+        os.kill(new_pid, signal.SIGKILL)
+        r = _act(http, kid, "pyautogui.press('shift')")
+        assert r.status_code == 200 and r.json()["cut"]["kind"] == "lost", r.text
+        _until(lambda: not any(_alive(p) for p in programs), "the killed worker's sandbox ended")
+        _until(lambda: not os.path.isdir(tree_base(new_pid)) and not glob.glob(groups),
+               "the killed worker's tree and sandbox cgroups were removed by the host")
+        assert had_groups or not os.path.isdir("/sys/fs/cgroup/pids/drums-desktops")
         _cleanup(http)

@@ -27,6 +27,7 @@ from typing import Any
 
 from ...actions import ActionError
 from ..budget import Limits
+from ..sandbox.limits import remove_cgroups_of
 from ..sandbox.tree import tree_base
 from . import rpc
 from .confine import Cell, Confinement
@@ -343,7 +344,8 @@ class Pool:
         with self._lock:
             self._workers.discard(worker)
         self.confinement.retire(worker.cell)
-        shutil.rmtree(tree_base(worker.pid), ignore_errors=True)  # a killed one's trees
+        remove_cgroups_of(worker.pid)  # a killed one's sandbox: its cgroups,
+        shutil.rmtree(tree_base(worker.pid), ignore_errors=True)  # and its trees
 
     def pids(self) -> list[int]:
         """The live workers' pids (benchmarks pin them; tests look for orphans)."""
