@@ -281,13 +281,16 @@ class Host:
         return slot.public()
 
     def delete_slot(self, workspace: str, slot_id: str) -> dict[str, Any]:
-        """Delete a slot; work running on it stops at its next budget check."""
+        """Delete a slot: work running on it stops, and the reply waits (a bounded time)
+        until its worker has closed the desktop, so no program of it is left."""
         with self._lock:
             ws = self.ws(workspace)
             slot = ws.slots.get(slot_id) if ws else None
             if ws is None or slot is None:
                 raise not_found("slot", slot_id)
             self.workspaces.drop(ws, slot, P.SLOT_DELETED)
+        if isinstance(slot.station, Worker):
+            slot.station.finish()  # outside the host lock
         return {P.F_ID: slot_id, P.F_DELETED: True}
 
     def extend_lease(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -230,6 +230,12 @@ class Worker:
             self.sock.shutdown(socket.SHUT_RDWR)  # a call waiting on it returns now
         self.pool.bury(self)
 
+    def finish(self) -> None:
+        """(after `end`) Wait until the worker has exited, closing its desktop; SIGKILL it
+        past :data:`END_GRACE_S`."""
+        if not self.exited(END_GRACE_S):
+            self.kill(self.killed or "ended")
+
     def exited(self, wait_s: float = 0.0) -> bool:
         """Whether the worker process is gone, waiting up to ``wait_s`` (no pidfd: assumed
         so)."""
