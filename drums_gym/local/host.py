@@ -126,7 +126,8 @@ class Host:
             pool.close()
 
     def inspect_desktop(self, workspace: str, slot_id: str) -> Desktop:
-        """A copy of a slot's desktop as Python objects (tests, debugging; slow in a worker)."""
+        """A copy of a slot's desktop as Python objects (tests, debugging; slow in a worker;
+        the simulated shell backend only: a sandbox desktop holds its programs' sockets)."""
         slot = self.slot(workspace, slot_id)
         with slot.work(self.config.slot_queue):
             if isinstance(slot.station, Worker):

@@ -108,7 +108,10 @@ HOSTILE = [
 ]
 
 
-def test_no_action_reaches_eval_exec_or_a_shell(local_host, tmp_path, monkeypatch):
+def test_no_action_reaches_eval_exec_or_a_shell(make_host, tmp_path, monkeypatch):
+    # the desktops in this process (stations of the same code a worker runs), so that the
+    # wires see every place an action's work runs, the Python path's sandbox included
+    local_host = make_host(in_process=True)
     canary = tmp_path / "canary"
     hostile = [h.format(canary=str(canary)) for h in HOSTILE]
     with connect(url=local_host.url) as client:

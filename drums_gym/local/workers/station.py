@@ -13,7 +13,9 @@ the desktop (its sandbox's programs and its files).
 
 from __future__ import annotations
 
+import os
 import pickle
+import stat
 from collections.abc import Mapping
 from typing import Any
 
@@ -205,9 +207,6 @@ def _abandon(desktop: Desktop, keep_fd: int) -> None:
     """Keep ``desktop`` (the parent's, inherited by fork) from ever being finalized here
     (its tree and sandbox are the parent's to remove) and close the descriptors it holds
     in this process (the parent's sandbox and terminals must not see them held open)."""
-    import os
-    import stat
-
     for fin in (getattr(desktop.fs, "_finalizer", None),
                 getattr(desktop.sandbox, "_finalizer", None)):
         if fin is not None:
