@@ -36,6 +36,7 @@ __all__ = [
     "CODE_TOO_LARGE",
     "CODE_UNAUTHORIZED",
     "CONTROL_WORDS",
+    "CUT_LOST",
     "DONE",
     "EPISODE_INVALID",
     "EPISODE_PENDING",
@@ -75,6 +76,7 @@ __all__ = [
     "F_IDEMPOTENCY_KEY",
     "F_INSTRUCTION",
     "F_INVALID_REASON",
+    "F_ISOLATION",
     "F_KIND",
     "F_LAST_ACTION",
     "F_LIMIT",
@@ -136,6 +138,9 @@ __all__ = [
     "H_SCREEN_HEIGHT",
     "H_SCREEN_WIDTH",
     "H_USER_AGENT",
+    "INVALID_DESKTOP_LOST",
+    "INVALID_SETUP_CUT",
+    "INVALID_VERIFY_CUT",
     "LAST_ACTION_CODE",
     "LEASE_SUFFIX",
     "MAX_SEED",
@@ -400,6 +405,7 @@ F_CONSTRUCT = "construct"
 F_LINE = "line"
 F_QUEUED = "queued"
 F_MAX_BYTES = "max_bytes"
+F_ISOLATION = "isolation"
 
 # --- enumerations ----------------------------------------------------------------------------
 
@@ -411,6 +417,13 @@ CHILD_FAILED = "failed"
 EPISODE_PENDING = "pending"
 EPISODE_VALID = "valid"
 EPISODE_INVALID = "invalid"
+
+#: invalid reasons the local host adds to the gates' and faults' (docs/http-api.md)
+INVALID_SETUP_CUT = "setup_cut"
+INVALID_VERIFY_CUT = "verify_cut"
+INVALID_DESKTOP_LOST = "desktop_lost"
+#: ``cut.kind`` of work whose desktop's worker was lost meanwhile
+CUT_LOST = "lost"
 
 CODE_UNAUTHORIZED = "unauthorized"
 CODE_QUOTA_EXCEEDED = "quota_exceeded"

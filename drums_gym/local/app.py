@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -25,6 +24,7 @@ from .. import protocol as P
 from .._version import __version__
 from .bodies import ActionBody, ResetBody, VerifyBody, body_models
 from .errors import HostError, json_bytes, overloaded
+from .fairness import WorkspaceThreads
 from .guards import BodyLimit, HostBugs
 from .host import Host, workspace_of
 from .leases import Reaper
@@ -105,7 +105,9 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     allowed = tuple(t.encode() for t in tokens)
     models = body_models(host.config)
     CreateSlot, Branch, LeaseBody = models.create, models.branch, models.lease
-    shell = host.config.shell_backend()  # probed once: a bad DRUMS_LOCAL_SHELL fails here
+    shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
+    threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
+    desk = threads.run  # work that waits on a desktop: on a thread of its workspace's share
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -126,6 +128,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     )
     app.state.host = host
     app.state.tokens = allowed
+    app.state.threads = threads
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(
         BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s
@@ -157,7 +160,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
 
     @app.get(P.HEALTHZ, tags=["host"])
     async def healthz() -> dict[str, Any]:
-        return {P.F_OK: True, P.F_SHELL: shell}
+        return {P.F_OK: True, P.F_SHELL: shell, P.F_ISOLATION: host.isolation}
 
     @app.get(P.HOST, tags=["host"])
     def host_info(ws: Workspace) -> dict[str, Any]:
@@ -172,12 +175,13 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         return host.task(task_id).public()
 
     @app.post(P.SLOTS, status_code=201, tags=["slots"])
-    def create_slot(
+    async def create_slot(
         body: CreateSlot,  # type: ignore[valid-type]
         ws: Workspace,
         idempotency_key: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
-        return host.create_slot(ws, body.fields(), idempotency_key)  # type: ignore[attr-defined]
+        fields = body.fields()  # type: ignore[attr-defined]
+        return await desk(ws, host.create_slot, ws, fields, idempotency_key)
 
     @app.get(P.SLOTS, tags=["slots"])
     def list_slots(ws: Workspace) -> dict[str, Any]:
@@ -209,12 +213,12 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         return host.episode(ws, slot_id).public()
 
     @app.post(P.slot_route(P.ACTIONS_SUFFIX), tags=["episodes"])
-    def post_action(slot_id: str, body: ActionBody, ws: Workspace) -> dict[str, Any]:
-        return host.act(ws, slot_id, body.fields())
+    async def post_action(slot_id: str, body: ActionBody, ws: Workspace) -> dict[str, Any]:
+        return await desk(ws, host.act, ws, slot_id, body.fields())
 
     @app.get(P.slot_route(P.ACTIONS_SUFFIX), tags=["episodes"])
-    def get_action_log(slot_id: str, ws: Workspace) -> dict[str, Any]:
-        return host.action_log(ws, slot_id)
+    async def get_action_log(slot_id: str, ws: Workspace) -> dict[str, Any]:
+        return await desk(ws, host.action_log, ws, slot_id)
 
     @app.get(
         P.slot_route(P.SCREENSHOT_SUFFIX),
@@ -222,13 +226,13 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         response_class=Response,
         responses={200: {"content": {"image/png": {}, "application/octet-stream": {}}}},
     )
-    def screenshot(
+    async def screenshot(
         slot_id: str,
         ws: Workspace,
         format: Literal["png", "raw"] = "png",
         since: str | None = None,
     ) -> Response:
-        shot = host.screenshot(ws, slot_id, format, since)
+        shot = await desk(ws, host.screenshot, ws, slot_id, format, since)
         headers = {
             P.H_SCREEN_WIDTH: str(shot.width),
             P.H_SCREEN_HEIGHT: str(shot.height),
@@ -243,27 +247,30 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
         return Response(content=shot.data, media_type=media, headers=headers)
 
     @app.get(P.slot_route(P.ACCESSIBILITY_SUFFIX), tags=["episodes"])
-    def accessibility(slot_id: str, ws: Workspace) -> dict[str, Any]:
-        return host.accessibility(ws, slot_id)
+    async def accessibility(slot_id: str, ws: Workspace) -> dict[str, Any]:
+        return await desk(ws, host.accessibility, ws, slot_id)
 
     @app.post(P.slot_route(P.VERIFY_SUFFIX), tags=["episodes"])
     async def verify(slot_id: str, ws: Workspace, body: VerifyBody | None = None) -> dict[str, Any]:
         fields = body.fields() if body else {}
         await _until_settled(host, ws, slot_id, fields.get(P.F_TIMEOUT_S, 30.0))
-        return await run_in_threadpool(host.verify, ws, slot_id, fields)
+        return await desk(ws, host.verify, ws, slot_id, fields)
 
     @app.post(P.slot_route(P.RESET_SUFFIX), tags=["episodes"])
-    def reset(slot_id: str, ws: Workspace, body: ResetBody | None = None) -> dict[str, Any]:
-        return host.reset(ws, slot_id, body.fields() if body else {})
+    async def reset(
+        slot_id: str, ws: Workspace, body: ResetBody | None = None
+    ) -> dict[str, Any]:
+        return await desk(ws, host.reset, ws, slot_id, body.fields() if body else {})
 
     @app.post(P.slot_route(P.BRANCH_SUFFIX), tags=["fork"])
-    def branch(
+    async def branch(
         slot_id: str,
         body: Branch,  # type: ignore[valid-type]
         ws: Workspace,
         idempotency_key: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
-        return host.branch(ws, slot_id, body.fields(), idempotency_key)  # type: ignore[attr-defined]
+        fields = body.fields()  # type: ignore[attr-defined]
+        return await desk(ws, host.branch, ws, slot_id, fields, idempotency_key)
 
     @app.get(P.STATES, tags=["states"])
     def list_states(ws: Workspace) -> dict[str, Any]:

@@ -232,7 +232,7 @@ def test_the_setup_makes_the_same_files_on_a_randomized_desktop():
         body = {"task": task} if randomize is None else {"task": task, "randomize": randomize}
         slot_id = host.create_slot("default", body)["id"]
         try:
-            desk = host._workspaces["default"].slots[slot_id].desktop
+            desk = host.inspect_desktop("default", slot_id)
             now = desk.fs.clock.now()
             out: dict[str, tuple] = {}
             for top, dirs, files in desk.fs.walk("/"):
