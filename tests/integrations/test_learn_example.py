@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("stable_baselines3")
@@ -58,3 +59,41 @@ def test_click_kinds_of_demo_codes() -> None:
     assert learn.click_kind("pyautogui.rightClick(1, 2)") == "right_click"
     assert learn.click_kind("pyautogui.hotkey('f2')") is None
     assert learn.click_kind("DONE") is None
+
+
+@pytest.mark.timeout(600)  # a few hundred cloning updates: slow only on a loaded machine
+def test_cloning_follows_the_demo_where_its_states_look_alike(local_host: Any) -> None:
+    """5ced85fc's demo is two actions in an open terminal: type the command, then DONE.
+    The two states differ in one feature (the terminal shows the command), so a fixed
+    number of cloning updates left the fresh policy at 1/2 and 1/2 on both (loss ln 2),
+    and PPO, rewarded for DONE from the second, answered DONE from the initial state.
+    With learn.py's defaults, cloning goes on until the policy follows the demo."""
+    import torch
+
+    from drums_gym.client import connect
+    from drums_gym.wrappers import ElementFeatures
+
+    learn = load_example()
+    defaults = learn.make_parser().parse_args([])
+    with connect(url=local_host.url) as client:
+        lesson = learn.prepare(client, "5ced85fc", None, defaults.slots)
+        try:
+            (before, write), (after, done) = lesson.pairs
+            assert lesson.train.action_meaning(done) == "DONE" and write != done
+            assert int((before != after).sum()) == 1 and learn.look_alike(lesson.pairs) == []
+            model = learn.new_model(ElementFeatures(lesson.train, with_mask=True), defaults.seed)
+            cloned = learn.clone(model, lesson.pairs, at_least=defaults.bc_every,
+                                 at_most=defaults.bc)
+            assert (cloned.matched, cloned.states) == (2, 2), cloned
+            with torch.no_grad():
+                greedy = [int(model.predict(o, deterministic=True)[0]) for o in (before, after)]
+            assert greedy == [write, done]
+        finally:
+            lesson.evaluation.close()
+            lesson.train.close()
+
+
+def test_look_alike_names_equal_observations_with_other_actions() -> None:
+    learn = load_example()
+    a, b = np.zeros(3, dtype=np.float32), np.ones(3, dtype=np.float32)
+    assert learn.look_alike([(a, 1), (b, 2), (a.copy(), 3), (a.copy(), 1)]) == [(0, 2), (2, 3)]
