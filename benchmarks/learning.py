@@ -34,11 +34,13 @@ def load() -> str:
     return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
 
 
-def run(task: str, minutes: float, bc: int, out: Path) -> tuple[str, str]:
+def run(task: str, minutes: float, bc: int | None, out: Path) -> tuple[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DRUMS_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     args = [sys.executable, str(ROOT / "examples" / "learn.py"), "--task", task,
-            "--minutes", str(minutes), "--out", str(out / task), "--bc", str(bc)]
+            "--minutes", str(minutes), "--out", str(out / task)]
+    if bc is not None:  # else learn.py's own default
+        args += ["--bc", str(bc)]
     proc = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=minutes * 60 + 600)
     lines = proc.stdout.strip().splitlines()
@@ -49,7 +51,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--tasks", default=",".join(TASKS[:3]))
-    parser.add_argument("--bc", type=int, default=200, help="learn.py's --bc (0: pure RL)")
+    parser.add_argument("--bc", type=int, default=None,
+                        help="learn.py's --bc (0: pure RL); its own default when left out")
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--out", type=Path, default=Path("learn-benchmark"))
     args = parser.parse_args()
