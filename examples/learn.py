@@ -9,13 +9,13 @@ elements (`A11yActions`: a click, double-click or right-click per element slot, 
 FAIL, the demo's keys and typed strings, the instruction's quoted strings) and the
 observation is their feature vector (`ElementFeatures`), the action mask included, which
 the policy here applies to its logits (plain Stable-Baselines3 PPO, MlpPolicy). The demo
-also warm-starts the policy by behaviour cloning (``--bc`` updates, then ``--bc-every``
-after each PPO round, which keeps PPO from unlearning it); ``--bc 0`` is pure RL from
-the curriculum alone. Every
-evaluation runs the deterministic policy from the task's initial state on a second
-desktop and prints a line; the last line is the success rate over the last evaluation
-episodes. The curve is written as JSON, CSV and (with matplotlib, the ``[learn]`` extra)
-PNG under ``--out``.
+also warm-starts the policy by behaviour cloning, until the policy's most likely action at
+each demo state is the demo's (at most ``--bc`` updates), and again after each PPO round
+(at least ``--bc-every`` updates), which keeps PPO from unlearning it; ``--bc 0`` is pure
+RL from the curriculum alone. Every evaluation runs the deterministic policy from the
+task's initial state on a second desktop and prints a line; the last line is the success
+rate over the last evaluation episodes. The curve is written as JSON, CSV and (with
+matplotlib, the ``[learn]`` extra) PNG under ``--out``.
 
 Needs the ``[sb3]`` extra (stable-baselines3, torch).
 """
@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{curriculum.stages}  from the initial state {point['initial_success']:.2f} "
                   f"(last {len(last)}: {point['last_success']:.2f})", flush=True)
             if args.show:
-                print("  played: " + "; ".join(map(evaluation.env.action_meaning, played)))
+                print("  played: " + "; ".join(map(lesson.evaluation.action_meaning, played)))
             done = len(last) == args.last and sum(last) >= args.stop_at * args.last
             if done or time.monotonic() - start >= budget:
                 break
