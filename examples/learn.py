@@ -36,7 +36,7 @@ import numpy as np
 
 from drums_gym.client import Client, connect
 from drums_gym.envs import DrumsDesktopEnv
-from drums_gym.solvers import get_solver
+from drums_gym.solvers import get_solver, routes
 from drums_gym.wrappers import (
     KINDS,
     A11yActions,
@@ -142,6 +142,27 @@ def prepare(client: Client, task: str, route: str | None, slots: int) -> Lesson:
     return Lesson(demo, solver.route, max_steps, train, evaluation, states, pairs)
 
 
+def choose(client: Client, task: str, route: str | None, slots: int) -> Lesson:
+    """The lesson of ``route``; without one, of the first of the task's routes (GUI first)
+    whose demo the features can follow (no two of its states look alike with different
+    actions, :func:`look_alike`: 7688b85f's GUI route cuts a file, which no feature
+    shows), else of the first route."""
+    if route is not None:
+        return prepare(client, task, route, slots)
+    rejected: list[Lesson] = []
+    try:
+        for candidate in routes(task) or (None,):  # no route: prepare says there is no solver
+            lesson = prepare(client, task, candidate, slots)
+            if not look_alike(lesson.pairs):
+                return lesson
+            rejected.append(lesson)
+        return rejected.pop(0)
+    finally:
+        for lesson in rejected:
+            lesson.evaluation.close()
+            lesson.train.close()
+
+
 def new_model(env: Any, seed: int) -> Any:
     """learn.py's PPO: the masked MlpPolicy 128x128, 64 steps a round."""
     from stable_baselines3 import PPO
@@ -188,12 +209,14 @@ def masked_policy_class() -> type:
 class Cloning:
     """What behaviour cloning did: its updates, the last loss, and at how many of the
     demo's states the policy's most likely action is now the demo's (``matched`` of
-    ``states``)."""
+    ``states``; the states that look alike, ``alike``, cannot all be followed and are not
+    counted)."""
 
     updates: int
     loss: float
     matched: int
     states: int
+    alike: int
 
 
 def clone(model: Any, pairs: list[tuple[np.ndarray, int]], *, at_least: int,
@@ -201,7 +224,7 @@ def clone(model: Any, pairs: list[tuple[np.ndarray, int]], *, at_least: int,
     """Behaviour cloning of the demo's (observation, action) pairs into the policy: gradient
     steps of the log-likelihood, at least ``at_least``, then on until the demo's action has
     a probability over one half (so it is the deterministic policy's action) at every demo
-    state, at most ``at_most``.
+    state that does not look like another (:func:`look_alike`), at most ``at_most``.
 
     A fixed number of updates is not enough: when two demo states differ in one feature
     of ~100 (a terminal task, before and after typing its command), the freshly
@@ -212,14 +235,15 @@ def clone(model: Any, pairs: list[tuple[np.ndarray, int]], *, at_least: int,
 
     obs = torch.as_tensor(np.stack([o for o, _ in pairs]))
     actions = torch.as_tensor([a for _, a in pairs])
-    rows = torch.arange(len(pairs))
+    alike = {k for pair in look_alike(pairs) for k in pair}
+    rows = torch.as_tensor([k for k in range(len(pairs)) if k not in alike], dtype=torch.long)
     updates = 0
     while True:
         dist = model.policy.get_distribution(obs)
         loss = -dist.log_prob(actions).mean()
-        matched = int((dist.distribution.probs[rows, actions] > 0.5).sum())
-        if updates >= at_most or (updates >= at_least and matched == len(pairs)):
-            return Cloning(updates, float(loss.detach()), matched, len(pairs))
+        matched = int((dist.distribution.probs[rows, actions[rows]] > 0.5).sum())
+        if updates >= at_most or (updates >= at_least and matched == len(rows)):
+            return Cloning(updates, float(loss.detach()), matched, len(rows), len(alike))
         model.policy.optimizer.zero_grad()
         loss.backward()
         model.policy.optimizer.step()
@@ -301,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     client = connect()
     envs: list[Any] = []
     try:
-        lesson = prepare(client, args.task, args.route, args.slots)
+        lesson = choose(client, args.task, args.route, args.slots)
         envs.extend([lesson.train, lesson.evaluation])
         demo, states, pairs = lesson.demo, lesson.states, lesson.pairs
         curriculum = ReverseCurriculum(lesson.train, states, threshold=0.8, window=8,
@@ -313,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(states)} start states, {env.action_space.n} actions, observation "
               f"{env.observation_space.shape[0]} floats, max {lesson.max_steps} steps",
               flush=True)
+        if args.route is None and lesson.route != routes(args.task)[0]:
+            print(f"note: the {routes(args.task)[0]} route's demo has states that look alike "
+                  f"(the same features, other actions): learning from the {lesson.route} "
+                  f"route's", flush=True)
         for i, j in look_alike(pairs):
             print(f"note: the demo's states before actions {i + 1} and {j + 1} have the same "
                   f"features but the demo acts differently: no policy of them can follow it",
@@ -320,9 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         model = new_model(env, args.seed)
         if args.bc:
             cloned = clone(model, pairs, at_least=args.bc_every, at_most=args.bc)
-            print(f"behaviour cloning: {cloned.updates} updates on the demo's {cloned.states} "
+            print(f"behaviour cloning: {cloned.updates} updates on the demo's {len(pairs)} "
                   f"steps (loss {cloned.loss:.3f}; the policy follows the demo at "
-                  f"{cloned.matched} of them)", flush=True)
+                  f"{cloned.matched} of its {cloned.states} distinct states)", flush=True)
 
         played: list[int] = []  # the last evaluation episode's actions (--show)
 

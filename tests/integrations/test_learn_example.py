@@ -90,6 +90,11 @@ def test_cloning_follows_the_demo_where_its_states_look_alike(local_host: Any) -
             with torch.no_grad():
                 greedy = [int(model.predict(o, deterministic=True)[0]) for o in (before, after)]
             assert greedy == [write, done]
+            # a state that looks like another with another action cannot be followed:
+            # it is left out of the criterion, and cloning stops all the same
+            alike = learn.clone(model, [*lesson.pairs, (before.copy(), done)], at_least=0,
+                                at_most=defaults.bc)
+            assert (alike.states, alike.alike) == (1, 2) and alike.updates < defaults.bc
         finally:
             lesson.evaluation.close()
             lesson.train.close()
@@ -99,3 +104,27 @@ def test_look_alike_names_equal_observations_with_other_actions() -> None:
     learn = load_example()
     a, b = np.zeros(3, dtype=np.float32), np.ones(3, dtype=np.float32)
     assert learn.look_alike([(a, 1), (b, 2), (a.copy(), 3), (a.copy(), 1)]) == [(0, 2), (2, 3)]
+
+
+@pytest.mark.timeout(600)
+def test_without_a_route_the_demo_must_be_one_the_features_can_follow(local_host: Any) -> None:
+    """7688b85f's GUI demo cuts todo.txt (ctrl+x), which changes no feature: the states
+    before and after look alike and the demo acts differently from them, so no policy of
+    the features can follow it. learn.py then takes the task's next route."""
+    from drums_gym.client import connect
+
+    learn = load_example()
+    with connect(url=local_host.url) as client:
+        gui = learn.prepare(client, "7688b85f", "gui", 64)
+        try:
+            assert learn.look_alike(gui.pairs) == [(1, 2)]
+        finally:
+            gui.evaluation.close()
+            gui.train.close()
+        chosen = learn.choose(client, "7688b85f", None, 64)
+        try:
+            assert chosen.route == "terminal" and learn.look_alike(chosen.pairs) == []
+        finally:
+            chosen.evaluation.close()
+            chosen.train.close()
+        assert client.states() == []  # the rejected lesson's desktops and states are gone
