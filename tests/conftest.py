@@ -9,12 +9,15 @@ from typing import Any
 import pytest
 
 from drums_gym.local.host import HostConfig
+from drums_gym.local.sandbox import backend_from_env
 from drums_gym.local.server import LocalHost
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
-#: gates resolve fast in tests; everything else is the host's default
-FAST = HostConfig(gate_delay_s=0.05)
+#: gates resolve fast in tests; the shell backend is DRUMS_LOCAL_SHELL's (unset: ``auto``, the
+#: sandbox where it works; CI runs the solvers and tasks again with the other one, .ci/run);
+#: everything else is the host's default
+FAST = HostConfig(gate_delay_s=0.05, shell=backend_from_env())
 
 
 def assert_no_leaks(server: LocalHost) -> None:

@@ -14,7 +14,7 @@ from a11y import center, find
 from PIL import Image
 
 from drums_gym.local.host import HostConfig
-from drums_gym.local.pycode import available
+from drums_gym.local.sandbox import available
 
 RENAME = "pyautogui.click({x}, {y})\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
 RENAME += "pyautogui.write('{name}')\npyautogui.press('enter')"
@@ -69,20 +69,25 @@ def error(r: httpx.Response, status: int, code: str) -> dict:
     return body
 
 
-def test_slot_lifecycle_and_episode_gates(http):
-    slot = create(http, ttl_s=120)
-    assert slot["id"].startswith("slot_") and slot["state"] == "running"
-    assert slot["task"].startswith("e0df059f") and slot["screen"] == {"width": 1920, "height": 1080}
-    assert slot["episode"]["status"] == "pending"
-    assert slot["expires_at"] - slot["created_at"] == pytest.approx(120, abs=1)
-    episode = wait(http, slot["id"])
-    assert episode["status"] == "valid" and episode["invalid_reason"] is None
-    assert [g["status"] for g in episode["gates"]] == ["passed"] * len(episode["gates"])
-    assert [s["id"] for s in http.get("/v1/slots").json()["slots"]] == [slot["id"]]
-    assert http.get(f"/v1/slots/{slot['id']}").json()["episode"]["id"] == episode["id"]
-    assert http.delete(f"/v1/slots/{slot['id']}").json() == {"id": slot["id"], "deleted": True}
-    error(http.delete(f"/v1/slots/{slot['id']}"), 404, "not_found")
-    assert http.get("/v1/slots").json()["slots"] == []
+def test_slot_lifecycle_and_episode_gates(make_host):
+    # gates of half a second: the reply to the create comes before they resolve, however
+    # long the desktop took to make (a sandbox's tree, the task's setup)
+    server = make_host(HostConfig(gate_delay_s=0.5))
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        slot = create(http, ttl_s=120)
+        assert slot["id"].startswith("slot_") and slot["state"] == "running"
+        assert slot["task"].startswith("e0df059f")
+        assert slot["screen"] == {"width": 1920, "height": 1080}
+        assert slot["episode"]["status"] == "pending"
+        assert slot["expires_at"] - slot["created_at"] == pytest.approx(120, abs=1)
+        episode = wait(http, slot["id"])
+        assert episode["status"] == "valid" and episode["invalid_reason"] is None
+        assert [g["status"] for g in episode["gates"]] == ["passed"] * len(episode["gates"])
+        assert [s["id"] for s in http.get("/v1/slots").json()["slots"]] == [slot["id"]]
+        assert http.get(f"/v1/slots/{slot['id']}").json()["episode"]["id"] == episode["id"]
+        assert http.delete(f"/v1/slots/{slot['id']}").json() == {"id": slot["id"], "deleted": True}
+        error(http.delete(f"/v1/slots/{slot['id']}"), 404, "not_found")
+        assert http.get("/v1/slots").json()["slots"] == []
 
 
 def test_gui_rename_solves_the_task_and_noop_does_not(http):
