@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from drums_gym.local.pycode import available
+from drums_gym.local.sandbox import available
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "actions.md"
 

@@ -118,11 +118,13 @@ def _status(code: int) -> int:
 
 
 def _supervise(pid: int, conn: socket.socket) -> int:
-    """Wait for ``pid``; kill its process group if ``conn`` closes first."""
+    """Wait for ``pid``; kill its process group if ``conn`` closes first (or is shut for
+    writing: the host then reads the status, sent once the group is gone)."""
     pidfd = os.pidfd_open(pid)
+    hung_up = False
     try:
         while True:
-            ready, _, _ = select.select([pidfd, conn.fileno()], [], [])
+            ready, _, _ = select.select([pidfd] if hung_up else [pidfd, conn.fileno()], [], [])
             if pidfd in ready:
                 break
             try:
@@ -130,13 +132,27 @@ def _supervise(pid: int, conn: socket.socket) -> int:
             except OSError:
                 data = b""
             if not data:  # the host hung up: stop the program and everything it started
+                hung_up = True
                 for sig in (signal.SIGHUP, signal.SIGKILL):
                     with contextlib.suppress(OSError):
                         os.killpg(pid, sig)
     finally:
         os.close(pidfd)
     _, code = os.waitpid(pid, 0)
+    if hung_up:
+        _until_group_gone(pid)
     return _status(code)
+
+
+def _until_group_gone(pgid: int, rounds: int = 400) -> None:
+    """SIGKILL the process group until it has no process left (what was being forked
+    when the first signal went out; bounded: 400 rounds of 5 ms)."""
+    for _ in range(rounds):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            return  # ESRCH: none left
+        time.sleep(0.005)
 
 
 def _serve_host(msg: bytes, fds: list[int]) -> None:
