@@ -35,10 +35,6 @@ import threading
 import time
 import warnings
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import crypt
-
 CONTROL_FD = 3
 SUDO_SOCK = "/run/drums/sudo.sock"
 MAX_MSG = 1 << 20
@@ -198,6 +194,19 @@ def _session_of(pid: int) -> int:
         return -1
 
 
+def _crypt(password: str, stored: str) -> str:
+    """crypt(3) of ``password`` with ``stored``'s salt: the C module alone (``crypt``
+    imports ``random`` and ``hashlib``, most of the broker's start), imported on the
+    first password."""
+    try:
+        from _crypt import crypt
+    except ImportError:  # an interpreter without it: the module (deprecated since 3.11)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from crypt import crypt
+    return str(crypt(password, stored))
+
+
 def _password_ok(user: str, password: str) -> bool:
     try:
         with open("/etc/shadow", encoding="utf-8") as f:
@@ -207,9 +216,7 @@ def _password_ok(user: str, password: str) -> bool:
                     stored = parts[1]
                     if not stored or stored[0] in "!*":
                         return False
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", DeprecationWarning)
-                        return crypt.crypt(password, stored) == stored
+                    return _crypt(password, stored) == stored
     except OSError:
         return False
     return False
