@@ -14,7 +14,6 @@ from a11y import center, find
 from PIL import Image
 
 from drums_gym.local.host import HostConfig
-from drums_gym.local.sandbox import available
 
 RENAME = "pyautogui.click({x}, {y})\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
 RENAME += "pyautogui.write('{name}')\npyautogui.press('enter')"
@@ -112,7 +111,7 @@ def test_wrong_name_scores_zero(http):
     http.delete(f"/v1/slots/{sid}")
 
 
-def test_hostile_action_never_touches_the_host(http, tmp_path: Path):
+def test_hostile_action_never_touches_the_host(http, local_host, tmp_path: Path):
     """Code beyond plain calls runs as Python in the sandbox (where the host's files are not
     there), or is refused where there is no sandbox: either way the canary is never made."""
     sid = create(http)["id"]
@@ -124,12 +123,12 @@ def test_hostile_action_never_touches_the_host(http, tmp_path: Path):
         f"pyautogui.write(open('{canary}', 'w'))",
     ):
         r = http.post(f"/v1/slots/{sid}/actions", json={"code": code})
-        if available():
+        if local_host.model.config.shell == "sandbox":  # the Python path runs
             assert r.status_code == 200 and r.json()["runner"] == "python", r.text
         else:
             assert error(r, 422, "invalid_action")["details"]["construct"]
     body = http.post(f"/v1/slots/{sid}/actions", json={"code": f"open('{canary}', 'w')"}).json()
-    if available():
+    if local_host.model.config.shell == "sandbox":
         assert body["action_error"].startswith("FileNotFoundError"), body
     assert not canary.exists()
     http.delete(f"/v1/slots/{sid}")

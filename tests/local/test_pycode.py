@@ -25,9 +25,18 @@ from drums_gym.local.sandbox import available
 pytestmark = pytest.mark.skipif(not available(), reason="needs bubblewrap (the sandbox)")
 
 
+#: the Python path needs the sandbox backend, whatever DRUMS_LOCAL_SHELL says
+SANDBOX = replace(FAST, shell="sandbox")
+
+
 @pytest.fixture
-def env(local_host, monkeypatch):
-    monkeypatch.setenv("DRUMS_URL", local_host.url)
+def sandbox_host(make_host):
+    return make_host(config=SANDBOX)
+
+
+@pytest.fixture
+def env(sandbox_host, monkeypatch):
+    monkeypatch.setenv("DRUMS_URL", sandbox_host.url)
     env = gym.make("Drums/e0df059f", accessibility=True, wait_s=0.0, max_steps=20)
     yield env
     env.close()
@@ -106,9 +115,9 @@ def test_time_sleep_is_the_desktop_clock_and_returns_at_once(env):
     assert "action_error" not in info  # 60 s of desktop time, no minute of wall time
 
 
-def test_no_network_no_machine_file_no_writable_path_uid_1000(local_host, env):
+def test_no_network_no_machine_file_no_writable_path_uid_1000(sandbox_host, env):
     env.reset(seed=0)
-    port = local_host.url.rsplit(":", 1)[1].strip("/")
+    port = sandbox_host.url.rsplit(":", 1)[1].strip("/")
     checks = {
         f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)": "Error",
         "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=2)": "OSError",
@@ -217,7 +226,7 @@ def _sandboxes() -> int:
     ids=["infinite-loop", "big-alloc", "growing-list", "fork-bomb"],
 )
 def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, kind):
-    host = make_host(config=replace(FAST, action_seconds=3.0))
+    host = make_host(config=replace(SANDBOX, action_seconds=3.0))
     with connect(url=host.url) as client:
         victim, bystander = client.create("e0df059f"), client.create("e0df059f")
         try:
@@ -252,7 +261,7 @@ def _until_no_sandbox(timeout_s: float = 10.0) -> None:
     assert _sandboxes() == 0
 
 
-def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_host, local_host):
+def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_host, sandbox_host):
     simulated = make_host(config=replace(FAST, shell="simulated"))
     with connect(url=simulated.url) as client, client.create("e0df059f") as slot:
         slot.wait_valid()
@@ -264,6 +273,6 @@ def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_ho
         with pytest.raises(ActionError) as info:  # a wrong argument keeps its own message
             slot.step("pyautogui.click(clicks='x')")
         assert "sandbox" not in info.value.message
-    with connect(url=local_host.url) as client, client.create("e0df059f") as slot:
+    with connect(url=sandbox_host.url) as client, client.create("e0df059f") as slot:
         slot.wait_valid()
         assert slot.step("import pyautogui as pg\npg.moveTo(20, 20)").runner == "python"
