@@ -199,7 +199,7 @@ def _crypt(password: str, stored: str) -> str:
     imports ``random`` and ``hashlib``, most of the broker's start), imported on the
     first password."""
     try:
-        from _crypt import crypt
+        from _crypt import crypt  # type: ignore[import-not-found]  # no stubs: a C module
     except ImportError:  # an interpreter without it: the module (deprecated since 3.11)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
