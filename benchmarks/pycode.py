@@ -5,7 +5,8 @@ Three figures per path, medians over ``--n`` actions:
 
 - ``plan``: deciding the path (parse, or refuse to the Python path);
 - ``desktop``: planning and running the action on a Desktop in this process (for Python:
-  sandbox start, interpreter start, the calls over the pipe, teardown);
+  a fork of the desktop's interpreter server, the calls over the pipe; the server and the
+  sandbox are started by a warm-up action first);
 - ``http``: one ``POST /v1/slots/{id}/actions`` to a local host over loopback.
 
 Run: ``python benchmarks/pycode.py [--n 20]``.
@@ -26,7 +27,8 @@ from drums_gym.client import connect
 from drums_gym.local.budget import Budget, running
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.host import HostConfig
-from drums_gym.local.pycode import available, perform, plan_action
+from drums_gym.local.pycode import perform, plan_action
+from drums_gym.local.sandbox import available
 from drums_gym.local.server import LocalHost
 
 ACTIONS = {
@@ -50,7 +52,8 @@ def main() -> int:
     args = parser.parse_args()
     if not available():
         print("the sandbox (bubblewrap) is not available here: only the fast path runs")
-    desktop = Desktop(width=1920, height=1080)
+    desktop = Desktop(width=1920, height=1080,
+                      shell="sandbox" if available() else "simulated")
     host = LocalHost(HostConfig(gate_delay_s=0.05)).start()
     rows = []
     try:
@@ -64,6 +67,9 @@ def main() -> int:
                     with running(Budget()):
                         perform(plan_action(code), desktop)
 
+                on_desktop()  # warm: the sandbox and its interpreter server start
+                slot.step(code)
+
                 rows.append((
                     name,
                     median_ms(lambda code=code: plan_action(code), args.n),
@@ -72,6 +78,7 @@ def main() -> int:
                 ))
     finally:
         host.stop()
+        desktop.close()
     print(f"{'path':8} {'plan ms':>9} {'desktop ms':>11} {'http ms':>9}   (medians of {args.n})")
     for name, plan, desk, http in rows:
         print(f"{name:8} {plan:9.2f} {desk:11.2f} {http:9.2f}")

@@ -7,7 +7,10 @@
   runs) and the first command on it (which starts bwrap and its broker);
 - forking a desktop (``Desktop.clone``: the tree copied with ``cp -a``; target <= 100 ms),
   the tree's size;
-- a command run by a setup step or getter (``run_command('true')``).
+- a command run by a setup step or getter (``run_command('true')``);
+- each figure that both backends have, on both, and the ratio sandbox / simulated:
+  creating a task's desktop with its setup (``e0df059f``: a ``sudo -S mkdir`` on the
+  sandbox, which starts bwrap and its broker), a fork, a typed line.
 
 Run: ``python benchmarks/sandbox.py`` (``--repeats N``; ``--quick`` for a smoke run).
 """
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from drums_gym.actions import expand, parse
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.sandbox import available, unavailable_reason
+from drums_gym.local.tasks import get_task
 from drums_gym.local.tasks.shell import run_command
 
 LINE = "pyautogui.write('echo hi')\npyautogui.press('enter')"
@@ -64,12 +68,29 @@ def creation(repeats: int) -> tuple[float, float]:
     return create, first
 
 
-def forking(repeats: int) -> tuple[float, str]:
-    d = Desktop(shell="sandbox")
+def task_desktop(shell: str, repeats: int, task_id: str = "e0df059f") -> float:
+    """A task's desktop made and set up (what a slot's create costs before the gates)."""
+    task = get_task(task_id)
+    made: list[Desktop] = []
+
+    def make() -> None:
+        d = task.create_desktop(shell=shell)
+        made.append(d)
+        task.setup(d)
+
+    took = ms(make, repeats)
+    for d in made:
+        d.close()
+    return took
+
+
+def forking(repeats: int, shell: str = "sandbox") -> tuple[float, str]:
+    d = Desktop(shell=shell)
     try:
         run_command(d, "mkdir -p ~/Documents/work && seq 1 20000 > ~/Documents/work/n.txt")
-        size = subprocess.run(["du", "-sh", d.fs.root], capture_output=True, text=True,
-                              check=False).stdout.split()[0]
+        size = "in memory" if shell == "simulated" else subprocess.run(
+            ["du", "-sh", getattr(d.fs, "root", "")], capture_output=True, text=True,
+            check=False).stdout.split()[0]
         kids: list[Desktop] = []
         took = ms(lambda: kids.append(d.clone()), repeats)
         for k in kids:
@@ -91,6 +112,8 @@ def main() -> int:
     simulated, sandbox = typing_step("simulated", n), typing_step("sandbox", n)
     create, first = creation(n)
     fork, size = forking(n)
+    fork_sim, _ = forking(n, "simulated")
+    task_sim, task_box = task_desktop("simulated", n), task_desktop("sandbox", n)
     d = Desktop(shell="sandbox")
     run_command(d, "true")
     command = ms(lambda: run_command(d, "true"), n)
@@ -104,6 +127,11 @@ def main() -> int:
             ("run_command('true') (setup step, getter)", command)]
     for name, value in rows:
         print(f"{name:44} {value:9.1f}")
+    print(f"\n{'on both backends':44} {'simulated':>9} {'sandbox':>9} {'ratio':>7}")
+    for name, sim, box in (("a typed line (a step)", simulated, sandbox),
+                           ("a task's desktop, setup included (e0df059f)", task_sim, task_box),
+                           ("a fork", fork_sim, fork)):
+        print(f"{name:44} {sim:9.1f} {box:9.1f} {box / max(sim, 1e-3):7.1f}")
     print(f"({n} repeats, medians; {os.cpu_count()} cores; python {sys.version.split()[0]})")
     return 0
 

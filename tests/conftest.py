@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drums_gym.local.host import HostConfig
+from drums_gym.local.sandbox import DEFAULT_SHELL, SHELL_VARIABLE, backend_from_env
 from drums_gym.local.server import LocalHost
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
-#: gates resolve fast in tests; everything else is the host's default
-FAST = HostConfig(gate_delay_s=0.05)
+#: gates resolve fast in tests; the shell backend is DRUMS_LOCAL_SHELL's (unset: ``auto``,
+#: which `make_host` resolves per test, `shell_for`); everything else is the host's default
+FAST = HostConfig(gate_delay_s=0.05, shell=os.environ.get(SHELL_VARIABLE, "").strip()
+                  or DEFAULT_SHELL)
+#: the suites that run on the shell backend DRUMS_LOCAL_SHELL chooses (unset: auto, the
+#: sandbox where it works); CI runs them again with DRUMS_LOCAL_SHELL=simulated (.ci/run)
+SHELL_SUITES = ("tests/solvers/", "tests/local/tasks/")
+
+
+def shell_for(nodeid: str) -> str:
+    """The backend of a host a test makes without choosing one: DRUMS_LOCAL_SHELL's for the
+    `SHELL_SUITES` (and for every test when it is set), else the simulated bash: most tests
+    are not about the shell, and a sandbox desktop's setup costs ~200 ms (docs/terminal.md).
+    Tests about the shell choose theirs (``replace(FAST, shell=...)``)."""
+    if nodeid.startswith(SHELL_SUITES) or os.environ.get(SHELL_VARIABLE, "").strip():
+        return backend_from_env()
+    return "simulated"
 
 
 def process_tree(root: int) -> list[int]:
@@ -50,13 +68,17 @@ def usage_at(url: str) -> dict[str, int]:
 
 
 @pytest.fixture
-def make_host() -> Iterator[Callable[..., LocalHost]]:
+def make_host(request: pytest.FixtureRequest) -> Iterator[Callable[..., LocalHost]]:
     """Start local hosts (``make_host(config=..., faults=..., tokens=...)``); each is checked
-    for leaked desktops and saved states, then stopped, when the test ends."""
+    for leaked desktops and saved states, then stopped, when the test ends. A config whose
+    shell is the default (``auto``) gets the test's backend (`shell_for`)."""
     started: list[LocalHost] = []
 
     def make(config: HostConfig | None = None, **kwargs: Any) -> LocalHost:
-        server = LocalHost(config or FAST, **kwargs).start()
+        config = config or FAST
+        if config.shell == DEFAULT_SHELL:
+            config = replace(config, shell=shell_for(request.node.nodeid))
+        server = LocalHost(config, **kwargs).start()
         started.append(server)
         return server
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import protocol as P
 from .budget import Limits
+from .sandbox.detect import DEFAULT_SHELL, SHELL_BACKENDS
 
 __all__ = ["KNOBS", "HostConfig", "Knob"]
 
@@ -71,7 +72,7 @@ KNOBS: tuple[Knob, ...] = tuple(
     )
 )
 
-_STRINGS = {"shell": ("auto", "sandbox", "simulated")}
+_STRINGS = {"shell": SHELL_BACKENDS}
 _INTS = {
     "live_desktops", "host_desktops", "fork_limit", "saved_states", "action_steps",
     "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
@@ -110,8 +111,9 @@ class HostConfig:
     idempotency_keys: int = 1024
     deleted_records: int = 1024
     #: the terminal and commands: real programs in a bubblewrap sandbox per desktop, or the
-    #: simulated bash (``auto``: the sandbox where it can run; `shell_backend` resolves it)
-    shell: str = "simulated"
+    #: simulated bash (``auto``, the default: the sandbox where it can run, else the
+    #: simulated bash; `shell_backend` resolves it)
+    shell: str = DEFAULT_SHELL
     desktop_memory_bytes: int = 1024**3  # 1 GiB per desktop worker
     desktop_processes: int = 64
     desktop_files: int = 256

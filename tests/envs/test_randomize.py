@@ -226,7 +226,7 @@ def test_the_setup_makes_the_same_files_on_a_randomized_desktop():
     """Variation happens before the setup: what the setup makes is exactly as on the
     original desktop (names, contents, modes, owners), its times as far from the clock
     (the clock itself moved)."""
-    host = Host(HostConfig(gate_delay_s=0))
+    host = Host(HostConfig(gate_delay_s=0, shell="simulated"))  # the in-memory tree, walked whole
 
     def tree(task: str, randomize: dict | None) -> dict[str, tuple]:
         body = {"task": task} if randomize is None else {"task": task, "randomize": randomize}

@@ -14,7 +14,6 @@ from a11y import center, find
 from PIL import Image
 
 from drums_gym.local.host import HostConfig
-from drums_gym.local.pycode import available
 
 RENAME = "pyautogui.click({x}, {y})\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
 RENAME += "pyautogui.write('{name}')\npyautogui.press('enter')"
@@ -69,20 +68,25 @@ def error(r: httpx.Response, status: int, code: str) -> dict:
     return body
 
 
-def test_slot_lifecycle_and_episode_gates(http):
-    slot = create(http, ttl_s=120)
-    assert slot["id"].startswith("slot_") and slot["state"] == "running"
-    assert slot["task"].startswith("e0df059f") and slot["screen"] == {"width": 1920, "height": 1080}
-    assert slot["episode"]["status"] == "pending"
-    assert slot["expires_at"] - slot["created_at"] == pytest.approx(120, abs=1)
-    episode = wait(http, slot["id"])
-    assert episode["status"] == "valid" and episode["invalid_reason"] is None
-    assert [g["status"] for g in episode["gates"]] == ["passed"] * len(episode["gates"])
-    assert [s["id"] for s in http.get("/v1/slots").json()["slots"]] == [slot["id"]]
-    assert http.get(f"/v1/slots/{slot['id']}").json()["episode"]["id"] == episode["id"]
-    assert http.delete(f"/v1/slots/{slot['id']}").json() == {"id": slot["id"], "deleted": True}
-    error(http.delete(f"/v1/slots/{slot['id']}"), 404, "not_found")
-    assert http.get("/v1/slots").json()["slots"] == []
+def test_slot_lifecycle_and_episode_gates(make_host):
+    # gates of half a second: the reply to the create comes before they resolve, however
+    # long the desktop took to make (a sandbox's tree, the task's setup)
+    server = make_host(HostConfig(gate_delay_s=0.5))
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        slot = create(http, ttl_s=120)
+        assert slot["id"].startswith("slot_") and slot["state"] == "running"
+        assert slot["task"].startswith("e0df059f")
+        assert slot["screen"] == {"width": 1920, "height": 1080}
+        assert slot["episode"]["status"] == "pending"
+        assert slot["expires_at"] - slot["created_at"] == pytest.approx(120, abs=1)
+        episode = wait(http, slot["id"])
+        assert episode["status"] == "valid" and episode["invalid_reason"] is None
+        assert [g["status"] for g in episode["gates"]] == ["passed"] * len(episode["gates"])
+        assert [s["id"] for s in http.get("/v1/slots").json()["slots"]] == [slot["id"]]
+        assert http.get(f"/v1/slots/{slot['id']}").json()["episode"]["id"] == episode["id"]
+        assert http.delete(f"/v1/slots/{slot['id']}").json() == {"id": slot["id"], "deleted": True}
+        error(http.delete(f"/v1/slots/{slot['id']}"), 404, "not_found")
+        assert http.get("/v1/slots").json()["slots"] == []
 
 
 def test_gui_rename_solves_the_task_and_noop_does_not(http):
@@ -107,7 +111,7 @@ def test_wrong_name_scores_zero(http):
     http.delete(f"/v1/slots/{sid}")
 
 
-def test_hostile_action_never_touches_the_host(http, tmp_path: Path):
+def test_hostile_action_never_touches_the_host(http, local_host, tmp_path: Path):
     """Code beyond plain calls runs as Python in the sandbox (where the host's files are not
     there), or is refused where there is no sandbox: either way the canary is never made."""
     sid = create(http)["id"]
@@ -119,12 +123,12 @@ def test_hostile_action_never_touches_the_host(http, tmp_path: Path):
         f"pyautogui.write(open('{canary}', 'w'))",
     ):
         r = http.post(f"/v1/slots/{sid}/actions", json={"code": code})
-        if available():
+        if local_host.model.config.shell == "sandbox":  # the Python path runs
             assert r.status_code == 200 and r.json()["runner"] == "python", r.text
         else:
             assert error(r, 422, "invalid_action")["details"]["construct"]
     body = http.post(f"/v1/slots/{sid}/actions", json={"code": f"open('{canary}', 'w')"}).json()
-    if available():
+    if local_host.model.config.shell == "sandbox":
         assert body["action_error"].startswith("FileNotFoundError"), body
     assert not canary.exists()
     http.delete(f"/v1/slots/{sid}")

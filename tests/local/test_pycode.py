@@ -19,15 +19,24 @@ from conftest import FAST
 
 import drums_gym  # noqa: F401  (registers Drums/*)
 from drums_gym.client import ActionError, connect
-from drums_gym.local.pycode import available
-from drums_gym.local.pycode.sandbox import own_uids
+from drums_gym.local.pycode.runner import PYTHON
+from drums_gym.local.sandbox import available
 
 pytestmark = pytest.mark.skipif(not available(), reason="needs bubblewrap (the sandbox)")
 
 
+#: the Python path needs the sandbox backend, whatever DRUMS_LOCAL_SHELL says
+SANDBOX = replace(FAST, shell="sandbox")
+
+
 @pytest.fixture
-def env(local_host, monkeypatch):
-    monkeypatch.setenv("DRUMS_URL", local_host.url)
+def sandbox_host(make_host):
+    return make_host(config=SANDBOX)
+
+
+@pytest.fixture
+def env(sandbox_host, monkeypatch):
+    monkeypatch.setenv("DRUMS_URL", sandbox_host.url)
     env = gym.make("Drums/e0df059f", accessibility=True, wait_s=0.0, max_steps=20)
     yield env
     env.close()
@@ -106,38 +115,103 @@ def test_time_sleep_is_the_desktop_clock_and_returns_at_once(env):
     assert "action_error" not in info  # 60 s of desktop time, no minute of wall time
 
 
-def test_no_network_no_machine_file_no_writable_path_uid_1000(local_host, env):
+def test_no_network_no_machine_file_no_writable_path_uid_1000(sandbox_host, env):
     env.reset(seed=0)
-    port = local_host.url.rsplit(":", 1)[1].strip("/")
+    port = sandbox_host.url.rsplit(":", 1)[1].strip("/")
     checks = {
         f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)": "Error",
         "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=2)": "OSError",
-        "open('/etc/passwd').read()": "FileNotFoundError",
+        "open('/etc/shadow').read()": "PermissionError",  # the desktop's own, root's
         f"open({os.path.abspath(__file__)!r}).read()": "FileNotFoundError",
-        "open('/proc/1/environ').read()": "FileNotFoundError",
+        "open('/proc/1/environ').read()": "PermissionError",  # the sandbox's init, root's
         "open('/usr/drums-probe', 'w')": "OSError: [Errno 30] Read-only file system",
+        "open('/etc/drums-probe', 'w')": "PermissionError",
     }
     for code, error in checks.items():
         _, _, info = step(env, code)
         assert error in (info.get("action_error") or ""), (code, info.get("action_error"))
     _, _, info = step(env, "import os\nassert os.getuid() == 1000, os.getuid()\n"
-                           "assert sorted(os.listdir('/')) == "
-                           "['bin', 'dev', 'lib', 'lib64', 'sbin', 'tmp', 'usr'], os.listdir('/')")
+                           "assert 'user:x:1000:1000' in open('/etc/passwd').read()\n"
+                           "assert 'root:' not in open('/etc/passwd').read().split('user:')[1]")
     assert "action_error" not in info
 
 
-def _sandboxes(workers: list[int]) -> int:
-    """Processes of the sandboxes of the desktop workers ``workers`` (by their outer uids:
-    agent Python runs in a sandbox the desktop's worker starts)."""
-    ranges = [own_uids(w) for w in workers]
-    count = 0
+def test_python_sees_the_desktops_files_as_the_terminal_does(env):
+    """The code runs in the desktop's own sandbox: what it writes, the desktop's files (and
+    the task's checker) see; what the setup made, it reads."""
+    env.reset(seed=0)
+    _, _, info = step(env, "import os\n"
+                           "assert 'todo_list_Jan_1' in os.listdir('/home/user/Desktop')\n"
+                           "open('/home/user/Desktop/made_by_python.txt', 'w').write('hi')")
+    assert "action_error" not in info
+    _, _, info = step(env, "pyautogui.hotkey('ctrl', 'alt', 't')")
+    _, _, info = step(env, "pyautogui.write('cat ~/Desktop/made_by_python.txt > ~/seen')\n"
+                           "pyautogui.press('enter')")
+    _, _, info = step(env, "assert open('/home/user/seen').read() == 'hi'")
+    assert "action_error" not in info
+
+
+def test_nothing_carries_over_between_actions(env):
+    """One interpreter server per desktop, a fresh fork of it per action: variables,
+    imports and module attributes of one action are gone in the next, as with python -c."""
+    env.reset(seed=0)
+    _, _, info = step(env, "x = 1\nimport json\npyautogui.PAUSE = 7\ntime.marker = 1\n"
+                           "import sys\nsys.modules['mine'] = sys")
+    assert "action_error" not in info
+    for code, error in {"x": "NameError: name 'x' is not defined",
+                        "json": "NameError: name 'json' is not defined",
+                        "assert pyautogui.PAUSE == 0.1, pyautogui.PAUSE": None,
+                        "assert not hasattr(time, 'marker')": None,
+                        "import sys\nassert 'mine' not in sys.modules": None}.items():
+        _, _, info = step(env, code)
+        assert info.get("action_error") == error, code
+
+
+def test_a_print_and_a_child_program_do_not_reach_the_channel(env):
+    env.reset(seed=0)
+    _, _, info = step(env, "print('not a message')\nimport os\n"
+                           "os.system('echo nor this; cat')\npyautogui.moveTo(33, 44)")
+    assert "action_error" not in info
+    _, _, info = step(env, "assert pyautogui.position() == (33, 44)")
+    assert "action_error" not in info
+
+
+def test_the_interpreter_is_restarted_after_it_dies(env):
+    env.reset(seed=0)
+    _, _, info = step(env, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+                           "pyautogui.moveTo(5, 6)")  # the code kills its server, then ends
+    assert "action_error" not in info and "cut" not in info
+    _, _, info = step(env, "import pyautogui as pg\nassert pg.position() == (5, 6)\n"
+                           "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)")
+    assert info["action_error"] == ("the Python process ended with status 143 before the code "
+                                    "finished")
+    _, _, info = step(env, "import pyautogui as pg\npg.moveTo(7, 8)\n"
+                           "assert pg.position() == (7, 8)")
+    assert "action_error" not in info
+
+
+def _parent(pid: str) -> str:
+    with open(f"/proc/{pid}/status") as f:
+        return next(line.split()[1] for line in f if line.startswith("PPid:"))
+
+
+def _sandboxes() -> int:
+    """Interpreters (servers and the code they run) in this process's desktops' sandboxes:
+    processes of the system Python descended from this process."""
+    me, count = str(os.getpid()), 0
     for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if any(os.stat(f"/proc/{pid}").st_uid in uids for uids in ranges):
-                    count += 1
-            except FileNotFoundError:
-                pass
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0", 1)[0].decode() != PYTHON:
+                    continue
+            up = pid
+            while up not in ("0", "1", me):
+                up = _parent(up)
+        except (OSError, StopIteration):
+            continue
+        count += up == me
     return count
 
 
@@ -152,18 +226,17 @@ def _sandboxes(workers: list[int]) -> int:
     ids=["infinite-loop", "big-alloc", "growing-list", "fork-bomb"],
 )
 def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, kind):
-    host = make_host(config=replace(FAST, action_seconds=3.0))
+    host = make_host(config=replace(SANDBOX, action_seconds=3.0))
     with connect(url=host.url) as client:
         victim, bystander = client.create("e0df059f"), client.create("e0df059f")
         try:
             victim.wait_valid()
             bystander.wait_valid()
-            workers = host.model.pool.pids()
             results = []
             worker = threading.Thread(target=lambda: results.append(victim.step(code)))
             worker.start()
             if kind == "time":  # while the sandbox runs, the other desktop answers
-                while _sandboxes(workers) == 0 and worker.is_alive():
+                while _sandboxes() == 0 and worker.is_alive():
                     threading.Event().wait(0.01)
                 assert bystander.observe().array.shape == (1080, 1920, 3)
                 assert worker.is_alive()
@@ -176,21 +249,21 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
         finally:
             victim.delete()
             bystander.delete()
-    _until_no_sandbox(workers)  # nothing of the sandbox is left
+    _until_no_sandbox()  # nothing of the sandbox is left
 
 
-def _until_no_sandbox(workers: list[int], timeout_s: float = 10.0) -> None:
+def _until_no_sandbox(timeout_s: float = 10.0) -> None:
     """The killed sandbox's namespace is torn down by the kernel after its bwrap is reaped:
     wait for that (bounded), then nothing may be left."""
     deadline = time.monotonic() + timeout_s
-    while _sandboxes(workers) and time.monotonic() < deadline:
+    while _sandboxes() and time.monotonic() < deadline:
         threading.Event().wait(0.05)
-    assert _sandboxes(workers) == 0
+    assert _sandboxes() == 0
 
 
-def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(local_host, monkeypatch):
-    monkeypatch.setenv("DRUMS_LOCAL_SHELL", "simulated")
-    with connect(url=local_host.url) as client, client.create("e0df059f") as slot:
+def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_host, sandbox_host):
+    simulated = make_host(config=replace(FAST, shell="simulated"))
+    with connect(url=simulated.url) as client, client.create("e0df059f") as slot:
         slot.wait_valid()
         assert slot.step("pyautogui.moveTo(10, 10)").runner == "fast"
         with pytest.raises(ActionError) as info:
@@ -200,7 +273,6 @@ def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(local_h
         with pytest.raises(ActionError) as info:  # a wrong argument keeps its own message
             slot.step("pyautogui.click(clicks='x')")
         assert "sandbox" not in info.value.message
-    monkeypatch.setenv("DRUMS_LOCAL_SHELL", "auto")
-    with connect(url=local_host.url) as client, client.create("e0df059f") as slot:
+    with connect(url=sandbox_host.url) as client, client.create("e0df059f") as slot:
         slot.wait_valid()
         assert slot.step("import pyautogui as pg\npg.moveTo(20, 20)").runner == "python"

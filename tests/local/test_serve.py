@@ -9,6 +9,7 @@ import sys
 import httpx
 
 from drums_gym.cli import main
+from drums_gym.local.sandbox import available
 
 
 def test_serve_runs_a_host_on_loopback_with_tokens():
@@ -67,7 +68,8 @@ def test_embedded_host_starts_once_in_process():
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "(True, 'simulated')"
+    default = "sandbox" if available() else "simulated"  # DRUMS_LOCAL_SHELL unset: auto
+    assert out.stdout.strip() == f"(True, '{default}')"
     log = [line for line in out.stderr.splitlines() if "embedded local Drums host" in line]
     assert len(log) == 1 and "latency_ms=1" in log[0]
 

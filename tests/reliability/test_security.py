@@ -33,8 +33,8 @@ from drums_gym.cli import build_parser
 from drums_gym.client import DrumsError, connect
 from drums_gym.envs import DrumsDesktopEnv
 from drums_gym.local.host import HostConfig
-from drums_gym.local.pycode import available, sandbox_prefix
-from drums_gym.local.pycode.sandbox import BWRAP
+from drums_gym.local.sandbox.bwrap import bwrap_path
+from drums_gym.local.sandbox.tree import base_dir
 from drums_gym.local.server import LocalHost, is_loopback
 from drums_gym.wrappers import RecordTrajectory
 
@@ -50,8 +50,10 @@ class Tripwires:
     an AST, as the action parser does, is allowed), ``os.system``, ``os.popen``, the
     ``os.exec*``/``os.spawn*`` family, ``os.fork``, ``os.posix_spawn`` and
     ``subprocess.Popen``. Every call is recorded (with its thread and stack) and raises, but
-    one: a ``Popen`` of the sandbox (`sandbox_prefix`'s argv, bwrap inside), which is how
-    code beyond plain calls runs, outside the host's process (``sandboxed`` counts them)."""
+    two: a ``Popen`` of a desktop's sandbox (bwrap, `Sandbox.start`), in which code beyond
+    plain calls runs, outside the host's process (started by the sandbox's broker), and
+    the ``cp -a`` that copies a desktop's tree (`tree.copy_tree`: a new desktop, a fork)
+    within this process's folder of trees."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[str] = []
@@ -71,14 +73,16 @@ class Tripwires:
             ):
                 monkeypatch.setattr(os, name, self._trap(f"os.{name}"))
         real_popen, trapped_popen = subprocess.Popen, self._trap("subprocess.Popen")
-        self.sandboxed = 0
+        bwrap = bwrap_path()
+
+        trees = base_dir() + "/"
 
         def popen(argv, *args, **kwargs):
-            prefix = sandbox_prefix(None)
-            if isinstance(argv, list) and argv[:1] == prefix[:1] and BWRAP in argv and (
-                argv.index(BWRAP) == prefix.index(BWRAP)
+            if bwrap is not None and isinstance(argv, list) and bwrap in argv:
+                return real_popen(argv, *args, **kwargs)
+            if isinstance(argv, list) and argv[:3] == ["cp", "-a", "--"] and all(
+                str(a).startswith(trees) for a in argv[3:]
             ):
-                self.sandboxed += 1
                 return real_popen(argv, *args, **kwargs)
             return trapped_popen(argv, *args, **kwargs)
 
@@ -132,7 +136,7 @@ def test_no_action_reaches_eval_exec_or_a_shell(make_host, tmp_path, monkeypatch
                 sid = http.post("/v1/slots", json={"task": "e0df059f"}).json()["id"]
                 for code in hostile:
                     r = http.post(f"/v1/slots/{sid}/actions", json={"code": code})
-                    if available():
+                    if local_host.model.config.shell == "sandbox":  # the Python path runs
                         assert r.status_code == 200 and r.json()["runner"] == "python", code
                     else:
                         assert r.status_code == 422
@@ -152,7 +156,6 @@ def test_no_action_reaches_eval_exec_or_a_shell(make_host, tmp_path, monkeypatch
                     vec.close()
                 http.delete(f"/v1/slots/{sid}")
             assert not wires.calls, "\n\n".join(wires.calls)
-            assert (wires.sandboxed > 0) == available()  # the Python path ran, in the sandbox
             assert not canary.exists()
         finally:
             http.close()
@@ -364,13 +367,11 @@ def test_serve_warns_when_told_to_bind_beyond_loopback():
 
 
 #: the places allowed to: the program the sandboxed interpreter runs (never in the host's
-#: process), the Popen that starts that interpreter's sandbox, the one that starts a
-#: desktop's sandbox (bwrap), the one that starts the embedded host (drums-gym's own
-#: server, no agent input in its argv) and the one that starts the desktop zygote (the
-#: host's own workers)
+#: process), the Popen that starts a desktop's sandbox (bwrap; its broker starts the
+#: interpreter), the one that starts the embedded host (drums-gym's own server, no agent
+#: input in its argv) and the one that starts the desktop zygote (the host's own workers)
 SANDBOX_ONLY = {
-    ("local/pycode/boot.py", EXEC), ("local/pycode/boot.py", "compile"),
-    ("local/pycode/runner.py", ".Popen"),
+    ("local/pycode/server.py", EXEC), ("local/pycode/server.py", "compile"),
     ("local/sandbox/sandbox.py", ".Popen"),
     ("local/embedded.py", ".Popen"),
     ("local/workers/pool.py", ".Popen"),

@@ -1,10 +1,11 @@
 """`HostCommands`: the desktop's own programs that a sandbox cannot have as real ones.
 
 ``gsettings``, ``dconf``, ``timedatectl``, ``pactl``, ``amixer`` (the desktop's settings
-store, which the GUI shows: `settings_store`) and ``snap`` (a store without network: the
-simulated archive's packages) are shims inside the sandbox that send their argv over a
-unix socket to the desktop's owner process; this object runs them there, with the
-simulated bash's implementation of the command over the desktop's real tree, as the
+store, which the GUI shows: `settings_store`), ``snap`` (a store without network: the
+simulated archive's packages) and ``xdg-open`` (the session opens a folder in Files: the
+request file the desktop reads, `OPEN_REQUESTS`) are shims inside the sandbox that send
+their argv over a unix socket to the desktop's owner process; this object runs them there,
+with the simulated bash's implementation of the command over the desktop's real tree, as the
 caller's user (root when it came through ``sudo``).
 """
 
@@ -28,7 +29,7 @@ __all__ = ["HOST_COMMANDS", "HostCommands"]
 
 #: the commands served by the owner process (shims of these names are on the sandbox's PATH)
 HOST_COMMANDS: tuple[str, ...] = ("gsettings", "dconf", "timedatectl", "pactl", "amixer",
-                                  "snap")
+                                  "snap", "xdg-open")
 
 
 class HostCommands:

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..budget import charge
+from ..sandbox.tree import RUNTIME_DIR
 from .fs import HOME, FileSystem, SimClock, StatResult
 
 __all__ = ["TreeFileSystem"]
@@ -34,6 +35,13 @@ __all__ = ["TreeFileSystem"]
 _SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")  # the machine's, read-only
 _VIRTUAL = ("proc", "dev", "run", "sys")  # the sandbox's own mounts: nothing to read here
 _MAX_LINKS = 40
+
+
+def _runtime(p: str, ancestors: bool = False) -> bool:
+    """Whether sandbox path ``p`` is in the user's runtime folder, which is in the tree
+    (or, with ``ancestors``, one of the folders on the way to it: ``/run``, ``/run/user``)."""
+    return (p == RUNTIME_DIR or p.startswith(RUNTIME_DIR + "/")
+            or (ancestors and RUNTIME_DIR.startswith(p + "/")))
 _UID = {"root": 0, "user": 1000}
 
 
@@ -75,7 +83,7 @@ class TreeFileSystem(FileSystem):
         top = p.split("/", 2)[1] if p != "/" else ""
         if top in _SYSTEM and not os.path.islink(self.root + "/" + top):
             return p
-        if top in _VIRTUAL:
+        if top in _VIRTUAL and not _runtime(p, ancestors=True):
             raise _err(FileNotFoundError, errno.ENOENT, p)
         return self.root + p
 
@@ -121,7 +129,7 @@ class TreeFileSystem(FileSystem):
     def _writable(self, path: str, follow: bool = True) -> str:
         p = self._resolve(path, follow)
         top = p.split("/", 2)[1] if p != "/" else ""
-        if p == "/" or top in _SYSTEM or top in _VIRTUAL:
+        if p == "/" or top in _SYSTEM or (top in _VIRTUAL and not _runtime(p)):
             raise _err(PermissionError, errno.EROFS, p)
         return self.root + p
 

@@ -1,21 +1,23 @@
-"""Run agent Python in the sandbox and serve its pyautogui calls on the desktop.
+"""Run agent Python in the desktop's sandbox and serve its pyautogui calls on the desktop.
 
-The owner of the Desktop (this process) starts ``python3 -I -S -c boot.py`` inside the
-sandbox with two pipes, sends the stub and the code, then answers the interpreter's requests
-one at a time: each pyautogui call is bound with the action language's signatures, expanded
-and applied to the desktop at once (so lines before an error take effect), and queries answer
-from the live desktop. Between messages it checks the work budget in force (time, and
-cancellation when the desktop goes), and SIGKILLs the interpreter when it runs out.
+Each desktop keeps one interpreter server in its sandbox (``server.py``, a resident program
+of `Sandbox.resident`, started as the user by the sandbox's broker on the first Python
+action, again after a crash or a cut, ended with the desktop). Each action runs in a fresh
+fork of it, so nothing carries over between actions, as with OSWorld's ``python -c``. The
+owner (this process) sends the code, then answers the child's requests one at a time: each
+pyautogui call is bound with the action language's signatures, expanded and applied to the
+desktop at once (so lines before an error take effect), and queries answer from the live
+desktop. Between messages it checks the work budget in force (time, and cancellation when
+the desktop goes); when it runs out the server and its child are SIGKILLed (their process
+group) and the next action starts a new server.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import select
 import signal
-import subprocess
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,12 +26,14 @@ from typing import Any
 from ...actions import KEYBOARD_KEYS, X11_KEYS, ActionError, call_action, expand
 from ..budget import BudgetExceeded, current
 from ..desktop import Desktop
+from ..sandbox import Process, SandboxError
 from .limits import PyLimits
-from .sandbox import PYTHON, sandbox_prefix
 
 __all__ = ["PythonRun", "run_python"]
 
 _POLL_S = 0.05
+PYTHON = "/usr/bin/python3"  # the system interpreter, as OSWorld's VM runs actions
+RESIDENT = "python"  # the name of the desktop's interpreter server (`Sandbox.resident`)
 _EXIT_WAIT_S = 2.0
 
 
@@ -72,49 +76,35 @@ class _Broken(Exception):
     """The interpreter broke the protocol; it is killed and the action reports why."""
 
 
+def _argv(limits: PyLimits) -> list[str]:
+    setup = {"stub": _source("stub_pyautogui.py"), "keys": list(KEYBOARD_KEYS),
+             "x11": sorted(X11_KEYS)}
+    return [*limits.prlimit_argv(), PYTHON, "-I", "-S", "-c", _source("server.py"),
+            json.dumps(setup)]
+
+
 def run_python(desktop: Desktop, code: str, limits: PyLimits | None = None) -> PythonRun:
-    """Run ``code`` as Python against ``desktop``; raises `BudgetExceeded` when cut."""
+    """Run ``code`` as Python in ``desktop``'s sandbox, against ``desktop``; raises
+    `BudgetExceeded` when cut, ValueError for a desktop without a sandbox."""
+    box = desktop.sandbox
+    if box is None:
+        raise ValueError("run_python: the desktop has no sandbox (the simulated shell backend)")
     limits = limits if limits is not None else PyLimits()
-    to_child_r, to_child_w = os.pipe()
-    from_child_r, from_child_w = os.pipe()
-    argv = [
-        *sandbox_prefix(desktop, limits),
-        PYTHON, "-I", "-S", "-c", _source("boot.py"), str(to_child_r), str(from_child_w),
-    ]  # fmt: skip
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(to_child_r, from_child_w),
-            env={},
-        )
-    except OSError as exc:
-        os.close(to_child_w)
-        os.close(from_child_r)
-        return PythonRun(error=f"the sandbox could not start: {exc.strerror or exc}")
-    finally:
-        os.close(to_child_r)
-        os.close(from_child_w)
+        server = box.resident(RESIDENT, _argv(limits))
+    except (SandboxError, OSError) as exc:
+        return PythonRun(error=f"the sandbox could not start the interpreter: {exc}")
     run = PythonRun()
-    finished = False
+    clean = False
     try:
-        first = {
-            "stub": _source("stub_pyautogui.py"),
-            "code": code,
-            "keys": list(KEYBOARD_KEYS),
-            "x11": sorted(X11_KEYS),
-        }
-        _send(to_child_w, first)
-        _serve(desktop, proc, _Lines(from_child_r, limits.message_bytes), to_child_w, run)
-        finished = True
+        _send(server.to_fd, {"code": code})
+        clean = _serve(desktop, server.proc, _Lines(server.from_fd, limits.message_bytes),
+                       server.to_fd, run)
     except _Broken as exc:
         run.error = str(exc)
     finally:
-        _stop(proc, grace_s=_EXIT_WAIT_S if finished else 0.0)
-        os.close(to_child_w)
-        os.close(from_child_r)
+        if not clean:  # cut, crashed or out of step: the next action starts a fresh server
+            server.close()
     return run
 
 
@@ -127,25 +117,36 @@ def _send(fd: int, message: dict[str, Any]) -> None:
         pass  # the interpreter is gone; its exit status says why
 
 
-def _serve(
-    desktop: Desktop, proc: subprocess.Popen[bytes], lines: _Lines, out: int, run: PythonRun
-) -> None:
+def _serve(desktop: Desktop, proc: Process, lines: _Lines, out: int, run: PythonRun) -> bool:
+    """Answer the child's calls until the server reports its exit: True when the server
+    is ready for the next action, False when it ended."""
     budget = current()
+    ended = False
     while True:
         if budget is not None:
             budget.check()  # BudgetExceeded: time, or the desktop was deleted
         batch = lines.read(_POLL_S)
-        if batch is None:
-            _exited(proc, run)
-            return
+        if batch is None:  # the server is gone (after the code's end: the code killed it)
+            if not ended:
+                _exited(proc, run)
+            return False
         for line in batch:
             message = _decode(line)
+            if "exit" in message:
+                if lines.buffer or line is not batch[-1]:
+                    raise _Broken("the interpreter sent a message after its exit")
+                if not ended:
+                    _died(message["exit"], run)
+                return True
+            if ended:
+                raise _Broken("the interpreter sent a message after its end")
             if "end" in message:
                 if message.get("memory"):
                     raise BudgetExceeded("memory", "the code ran out of memory (MemoryError)")
                 end = message["end"]
                 run.error = end if isinstance(end, str) else None
-                return
+                ended = True
+                continue
             _send(out, _answer(desktop, message, run))
 
 
@@ -189,24 +190,16 @@ def _answer(desktop: Desktop, message: dict[str, Any], run: PythonRun) -> dict[s
     return {"ok": None}
 
 
-def _exited(proc: subprocess.Popen[bytes], run: PythonRun) -> None:
-    """The interpreter closed its pipe without an end message: say how it ended."""
-    try:
-        status = proc.wait(timeout=_EXIT_WAIT_S)
-    except subprocess.TimeoutExpired:
-        status = None
-    if status == -signal.SIGXCPU or status == 128 + signal.SIGXCPU:
+def _died(status: object, run: PythonRun) -> None:
+    """The code's process ended without an end message (the server reports a signal's
+    death as 128 + its number): say how."""
+    if status == 128 + signal.SIGXCPU:
         raise BudgetExceeded("cpu", "the code used more CPU time than its limit")
-    if status == -signal.SIGKILL or status == 128 + signal.SIGKILL:
+    if status == 128 + signal.SIGKILL:
         raise BudgetExceeded("memory", "the code was killed (memory or process limit)")
     run.error = f"the Python process ended with status {status} before the code finished"
 
 
-def _stop(proc: subprocess.Popen[bytes], grace_s: float) -> None:
-    """Make sure the sandbox is gone (bwrap's death takes its whole PID namespace): after
-    ``grace_s`` for a run that ended, at once for one that was cut."""
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=grace_s)
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+def _exited(proc: Process, run: PythonRun) -> None:
+    """The server closed its pipe (it died, e.g. killed for memory): say how."""
+    _died(proc.poll(_EXIT_WAIT_S), run)

@@ -1,7 +1,8 @@
 """The ``pyautogui`` module agent code imports inside the sandbox (never imported by the host).
 
-`boot.py` executes this source as the module ``pyautogui`` with ``_CHANNEL`` (the pipe to the
-desktop's owner) and ``_SETUP`` (the first message) in its namespace. Each input function
+`server.py` executes this source, in each action's fresh fork, as the module ``pyautogui``
+with ``_CHANNEL`` (the pipe to the desktop's owner) and ``_SETUP`` (the key names) in its
+namespace. Each input function
 sends its name and arguments to the owner, which applies it on the desktop at once and
 answers; queries (`position`, `size`, `pixel`) answer from the live desktop. A refused
 argument raises here, in the agent's code, as pyautogui would.

@@ -1,7 +1,7 @@
 """Real programs for the local host's desktops: one bubblewrap sandbox per desktop.
 
-- `Sandbox`: the sandbox of one desktop (lazy start, `close`, `run`, `spawn`,
-  `command_prefix` for programs the desktop runs itself, e.g. Python).
+- `Sandbox`: the sandbox of one desktop (lazy start, `close`, `run`, `spawn`: every
+  program of the desktop, agent Python included, is started by its broker).
 - `available`: whether a sandbox can run on this machine (tried once, cached), and why not.
 - `tree`: the desktop's private root (home, etc, tmp, root, var) on the machine.
 
@@ -10,9 +10,18 @@ docs/terminal.md describes the boundaries.
 
 from __future__ import annotations
 
-from .detect import SHELL_BACKENDS, available, resolve_backend, unavailable_reason
+from .detect import (
+    DEFAULT_SHELL,
+    SHELL_BACKENDS,
+    SHELL_VARIABLE,
+    available,
+    backend_from_env,
+    resolve_backend,
+    unavailable_reason,
+)
 from .limits import SandboxLimits
 from .sandbox import Process, Result, Sandbox, SandboxError
 
-__all__ = ["SHELL_BACKENDS", "Process", "Result", "Sandbox", "SandboxError", "SandboxLimits",
-           "available", "resolve_backend", "unavailable_reason"]
+__all__ = ["DEFAULT_SHELL", "SHELL_BACKENDS", "SHELL_VARIABLE", "Process", "Result", "Sandbox",
+           "SandboxError", "SandboxLimits", "available", "backend_from_env", "resolve_backend",
+           "unavailable_reason"]

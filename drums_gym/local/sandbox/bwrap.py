@@ -1,4 +1,4 @@
-"""The bubblewrap command line of a desktop's sandbox (`bwrap_argv`, `command_prefix`).
+"""The bubblewrap command line of a desktop's sandbox (`bwrap_argv`).
 
 One sandbox per desktop: no network (``--unshare-net``), new PID/IPC/UTS namespaces, host
 name ``ubuntu``, ``--die-with-parent``, the desktop's tree read-write as ``/`` (so ``/home``,
@@ -6,7 +6,8 @@ name ``ubuntu``, ``--die-with-parent``, the desktop's tree read-write as ``/`` (
 /test``, are the desktop's), the machine's system directories read-only over it (``/usr``
 and the ``/bin``, ``/sbin``, ``/lib*`` links or folders beside it), a fresh ``/proc``, a
 minimal ``/dev`` (null, zero, full, random, urandom, tty, pts, shm) and a private ``/run``
-holding the broker and the sudo door. Nothing else of the machine is mounted: not its
+holding the broker and the sudo door, with the tree's ``/run/user/1000`` (the user's
+runtime folder, `tree.RUNTIME_DIR`) bound in it. Nothing else of the machine is mounted: not its
 ``/etc``, ``/root``, ``/opt`` or the project's folders.
 """
 
@@ -16,8 +17,9 @@ import os
 import shutil
 from collections.abc import Sequence
 
-__all__ = ["BROKER", "CAPS", "ENV", "SHIMS", "bwrap_argv", "bwrap_path", "command_prefix",
-           "join_cgroup"]
+from .tree import RUNTIME_DIR
+
+__all__ = ["BROKER", "CAPS", "ENV", "SHIMS", "bwrap_argv", "bwrap_path", "join_cgroup"]
 
 _INSIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside")
 BROKER = os.path.join(_INSIDE, "broker.py")
@@ -79,6 +81,7 @@ def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
              "--proc", "/proc", "--dev", "/dev",
              "--perms", "0755", "--tmpfs", "/run", "--dir", "/run/drums",
              "--ro-bind", BROKER, "/run/drums/broker.py",
+             "--bind", tree.rstrip("/") + RUNTIME_DIR, RUNTIME_DIR,
              *(["--bind", host_sock, "/run/drums/host.sock"] if host_sock else []),
              "--chdir", "/", "--clearenv"]
     for key, value in (env if env is not None else ENV).items():
@@ -87,15 +90,3 @@ def bwrap_argv(tree: str, inner: Sequence[str], *, caps: Sequence[str] = (),
     for cap in caps:
         argv += ["--cap-add", cap]
     return [*argv, "--", *inner]
-
-
-def command_prefix(tree: str, procs: Sequence[str] = (), uid: int = 1000,
-                   host_sock: str | None = None) -> list[str]:
-    """The argv prefix that runs a program inside the sandbox of the desktop whose tree is
-    ``tree`` (same files, same limits when ``procs`` names its cgroups), as ``uid``
-    (the user by default), without any capability: append the program's argv.
-
-    The program gets its own PID namespace (it does not see the terminal's processes)."""
-    inner = ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--init-groups",
-             "--inh-caps=-all", "--"]
-    return join_cgroup(procs, bwrap_argv(tree, inner, host_sock=host_sock))

@@ -39,8 +39,9 @@ from dataclasses import dataclass
 
 from ..budget import BudgetExceeded, charge_bytes, current
 from . import seccomp
-from .bwrap import CAPS, ENV, bwrap_argv, command_prefix, join_cgroup
+from .bwrap import CAPS, ENV, bwrap_argv, join_cgroup
 from .limits import Cgroup, SandboxLimits, cgroup_name
+from .resident import Resident
 from .services import Handler, HostDoor
 
 __all__ = ["Process", "Result", "Sandbox", "SandboxError"]
@@ -91,6 +92,16 @@ class Process:
         with contextlib.suppress(OSError):
             self.conn.close()
 
+    def stop(self, timeout: float = 2.0) -> int | None:
+        """Stop the program and its process group and wait (up to ``timeout`` seconds)
+        until none of the group is left; the exit status, or None if it did not come."""
+        if self.status is None and self.conn.fileno() >= 0:
+            with contextlib.suppress(OSError):
+                self.conn.shutdown(socket.SHUT_WR)
+            self.poll(timeout)
+        self.kill()
+        return self.status
+
 
 def _stop(proc: subprocess.Popen[bytes] | None, control: socket.socket | None,
           cgroup: Cgroup | None, door: HostDoor | None = None) -> None:
@@ -132,6 +143,7 @@ class Sandbox:
         self._cgroup: Cgroup | None = None
         self._finalizer: weakref.finalize | None = None
         self._closed = False
+        self._residents: dict[str, Resident] = {}
 
     def __deepcopy__(self, memo: dict[int, object]) -> Sandbox:
         """A fork's sandbox: not started, same limits; its owner points it at the copied
@@ -207,8 +219,22 @@ class Sandbox:
             self._finalizer = weakref.finalize(self, _stop, proc, ours, self._cgroup,
                                                self._door)
 
+    def resident(self, name: str, argv: Sequence[str]) -> Resident:
+        """The resident program ``name`` (see `resident`), started as ``argv`` when there is
+        none running (raises `SandboxError`). Its user serialises its use."""
+        current = self._residents.get(name)
+        if current is not None and current.alive:
+            return current
+        if current is not None:
+            current.close()
+        new = self._residents[name] = Resident.start(self, argv)
+        return new
+
     def close(self) -> None:
         """Stop every program of the sandbox and remove its cgroup (idempotent)."""
+        for program in list(self._residents.values()):
+            program.close()
+        self._residents.clear()
         with self._lock:
             self._closed = True
             if self._finalizer is not None:
@@ -219,13 +245,6 @@ class Sandbox:
 
     def _sock_path(self) -> str:
         return self.tree.rstrip("/") + ".sock"  # beside the tree, in the 0700 base folder
-
-    def command_prefix(self, uid: int = 1000) -> list[str]:
-        """bwrap argv prefix running a program in this desktop's sandbox (its files and
-        limits, a PID namespace of its own) as ``uid``: for Python run by the desktop."""
-        self.start()
-        return command_prefix(self.tree, self._cgroup.procs if self._cgroup else (), uid,
-                              self._door.path if self._door else None)
 
     # -- programs ----------------------------------------------------------
     def spawn(self, argv: Sequence[str], stdio: tuple[int, int, int], *, uid: int = 1000,

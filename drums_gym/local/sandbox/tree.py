@@ -24,14 +24,18 @@ import uuid
 
 from .etc import USER_GID, USER_UID, set_timezone, write_etc
 
-__all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree",
-           "tree_base"]
+__all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "RUNTIME_DIR", "base_dir", "copy_tree", "new_tree",
+           "remove_tree", "tree_base"]
 
 #: the top-level folders of a new tree (the tree is the sandbox's ``/``, read-write)
 ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap", "mnt", "opt", "srv",
                           "media")
 #: what the sandbox mounts over the tree (the machine's /usr read-only, its own /proc...)
 MOUNTED: tuple[str, ...] = ("usr", "proc", "dev", "run")
+#: the user's runtime folder (XDG_RUNTIME_DIR): in the tree, bound at this path over the
+#: sandbox's private /run, so the session's request files (``xdg-open``'s) are the
+#: desktop's own
+RUNTIME_DIR = "/run/user/1000"
 HOME_DIRS: tuple[str, ...] = ("Desktop", "Documents", "Downloads", "Music", "Pictures",
                               "Videos", "Public", "Templates")
 _lock = threading.Lock()
@@ -72,6 +76,8 @@ def _build_template(path: str) -> None:
             os.symlink(os.readlink(host), os.path.join(path, name))
         elif os.path.isdir(host):
             _mkdir(os.path.join(path, name), 0o755)
+    _mkdir(os.path.join(path, "run", "user"), 0o755)
+    _mkdir(path + RUNTIME_DIR, 0o700, USER_UID, USER_GID)
     os.chmod(os.path.join(path, "root"), 0o700)
     os.chmod(os.path.join(path, "tmp"), 0o1777)
     write_etc(os.path.join(path, "etc"))

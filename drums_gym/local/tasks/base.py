@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..desktop import Desktop
-from ..sandbox import resolve_backend
+from ..sandbox import backend_from_env
 from .evaluator import Evaluator
 from .steps import Step, run_steps
 
@@ -49,11 +48,10 @@ class Task:
                        shell: str | None = None) -> Desktop:
         """A fresh desktop (setup not yet run) at ``screen``, by default the task's size,
         on the ``shell`` backend (``sandbox``/``simulated``; None: ``DRUMS_LOCAL_SHELL``'s
-        choice, ``simulated`` when unset)."""
+        choice, ``auto`` when unset: the sandbox where it works)."""
         width, height = screen if screen is not None else self.screen
         if shell is None:
-            shell = resolve_backend(os.environ.get("DRUMS_LOCAL_SHELL", "").strip()
-                                    or "simulated")
+            shell = backend_from_env()
         return Desktop(width, height, seed=seed, shell=shell)
 
     def setup(self, desktop: Desktop) -> None:

@@ -35,10 +35,6 @@ import threading
 import time
 import warnings
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import crypt
-
 CONTROL_FD = 3
 SUDO_SOCK = "/run/drums/sudo.sock"
 MAX_MSG = 1 << 20
@@ -118,11 +114,13 @@ def _status(code: int) -> int:
 
 
 def _supervise(pid: int, conn: socket.socket) -> int:
-    """Wait for ``pid``; kill its process group if ``conn`` closes first."""
+    """Wait for ``pid``; kill its process group if ``conn`` closes first (or is shut for
+    writing: the host then reads the status, sent once the group is gone)."""
     pidfd = os.pidfd_open(pid)
+    hung_up = False
     try:
         while True:
-            ready, _, _ = select.select([pidfd, conn.fileno()], [], [])
+            ready, _, _ = select.select([pidfd] if hung_up else [pidfd, conn.fileno()], [], [])
             if pidfd in ready:
                 break
             try:
@@ -130,13 +128,27 @@ def _supervise(pid: int, conn: socket.socket) -> int:
             except OSError:
                 data = b""
             if not data:  # the host hung up: stop the program and everything it started
+                hung_up = True
                 for sig in (signal.SIGHUP, signal.SIGKILL):
                     with contextlib.suppress(OSError):
                         os.killpg(pid, sig)
     finally:
         os.close(pidfd)
     _, code = os.waitpid(pid, 0)
+    if hung_up:
+        _until_group_gone(pid)
     return _status(code)
+
+
+def _until_group_gone(pgid: int, rounds: int = 400) -> None:
+    """SIGKILL the process group until it has no process left (what was being forked
+    when the first signal went out; bounded: 400 rounds of 5 ms)."""
+    for _ in range(rounds):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            return  # ESRCH: none left
+        time.sleep(0.005)
 
 
 def _serve_host(msg: bytes, fds: list[int]) -> None:
@@ -182,6 +194,19 @@ def _session_of(pid: int) -> int:
         return -1
 
 
+def _crypt(password: str, stored: str) -> str:
+    """crypt(3) of ``password`` with ``stored``'s salt: the C module alone (``crypt``
+    imports ``random`` and ``hashlib``, most of the broker's start), imported on the
+    first password."""
+    try:
+        from _crypt import crypt  # type: ignore[import-not-found]  # no stubs: a C module
+    except ImportError:  # an interpreter without it: the module (deprecated since 3.11)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from crypt import crypt
+    return str(crypt(password, stored))
+
+
 def _password_ok(user: str, password: str) -> bool:
     try:
         with open("/etc/shadow", encoding="utf-8") as f:
@@ -191,9 +216,7 @@ def _password_ok(user: str, password: str) -> bool:
                     stored = parts[1]
                     if not stored or stored[0] in "!*":
                         return False
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", DeprecationWarning)
-                        return crypt.crypt(password, stored) == stored
+                    return _crypt(password, stored) == stored
     except OSError:
         return False
     return False
