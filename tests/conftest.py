@@ -51,10 +51,33 @@ def make_host() -> Iterator[Callable[..., LocalHost]]:
             server.stop()
 
 
+@pytest.fixture(scope="session")
+def _shared_host() -> Iterator[list[LocalHost]]:
+    """This process's shared host (one per xdist worker), started by the first test that asks
+    for :func:`local_host`; a list so that a test that leaks can have it replaced."""
+    held: list[LocalHost] = []
+    yield held
+    for server in held:
+        server.stop()
+
+
 @pytest.fixture
-def local_host(make_host: Callable[..., LocalHost]) -> LocalHost:
-    """A healthy local host with fast gates."""
-    return make_host()
+def local_host(_shared_host: list[LocalHost]) -> Iterator[LocalHost]:
+    """A healthy local host with fast gates, shared by the tests of one process: each test
+    finds it holding nothing and must leave it so (checked at teardown; a test that leaks
+    fails, and the next test gets a fresh host). Starting and stopping a host per test cost
+    a quarter of a second of waiting each (uvicorn's shutdown ticks), over 400 tests. A test
+    that needs a host of its own (another config, faults, tokens, a host it stops or whose
+    counters it reads from zero) uses :func:`make_host`."""
+    if not _shared_host:
+        _shared_host.append(LocalHost(FAST).start())
+    server = _shared_host[0]
+    yield server
+    counts = server.model.counts()
+    if counts != {"live_desktops": 0, "saved_states": 0}:
+        _shared_host.clear()
+        server.stop()
+        pytest.fail(f"leaked on the shared {server}: {counts}", pytrace=False)
 
 
 @pytest.fixture
