@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from drums_gym.local.host import HostConfig
@@ -22,12 +23,11 @@ def assert_no_leaks(server: LocalHost) -> None:
     assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
 
 
-def usage_at(url: str) -> dict[str, int]:
+def usage_at(url: str, http: httpx.Client | None = None) -> dict[str, int]:
     """What a host (an embedded one: a child process) holds, over HTTP: its desktops in all
-    workspaces and the default workspace's saved states."""
-    import httpx
-
-    usage = httpx.get(f"{url}/v1/host", timeout=30).json()["usage"]
+    workspaces and the default workspace's saved states (through ``http`` if given)."""
+    get = http.get if http is not None else httpx.get
+    usage = get(f"{url}/v1/host", timeout=30).json()["usage"]
     return {"live_desktops": usage["host_desktops"], "saved_states": usage["saved_states"]}
 
 
@@ -87,15 +87,23 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+@pytest.fixture(scope="session")
+def _leak_check_http() -> Iterator[httpx.Client]:
+    """The leak check's one HTTP client (a client per check cost 20 ms of CPU after every test:
+    httpx loads its CA bundle for each)."""
+    with httpx.Client() as http:
+        yield http
+
+
 @pytest.fixture(autouse=True)
-def _embedded_host_leak_check() -> Iterator[None]:
+def _embedded_host_leak_check(_leak_check_http: httpx.Client) -> Iterator[None]:
     """A test that used the embedded host must leave it with nothing live."""
     yield
     from drums_gym.local.embedded import embedded_host
 
     server = embedded_host()
     if server is not None and server.alive:
-        counts = usage_at(server.url)
+        counts = usage_at(server.url, _leak_check_http)
         assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
 
 
