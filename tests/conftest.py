@@ -31,6 +31,14 @@ def usage_at(url: str, http: httpx.Client | None = None) -> dict[str, int]:
     return {"live_desktops": usage["host_desktops"], "saved_states": usage["saved_states"]}
 
 
+@pytest.fixture(scope="session")
+def _leak_check_http() -> Iterator[httpx.Client]:
+    """The leak check's one HTTP client (a client per check cost 20 ms of CPU after every test:
+    httpx loads its CA bundle for each)."""
+    with httpx.Client() as http:
+        yield http
+
+
 @pytest.fixture
 def make_host() -> Iterator[Callable[..., LocalHost]]:
     """Start local hosts (``make_host(config=..., faults=..., tokens=...)``); each is checked
@@ -85,14 +93,6 @@ def artifacts() -> Path:
     """Where tests save screenshots and recordings for people to look at."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
-
-
-@pytest.fixture(scope="session")
-def _leak_check_http() -> Iterator[httpx.Client]:
-    """The leak check's one HTTP client (a client per check cost 20 ms of CPU after every test:
-    httpx loads its CA bundle for each)."""
-    with httpx.Client() as http:
-        yield http
 
 
 @pytest.fixture(autouse=True)
