@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from drums_gym.local.host import HostConfig
@@ -58,13 +59,20 @@ def assert_no_leaks(server: LocalHost) -> None:
     assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
 
 
-def usage_at(url: str) -> dict[str, int]:
+def usage_at(url: str, http: httpx.Client | None = None) -> dict[str, int]:
     """What a host (an embedded one: a child process) holds, over HTTP: its desktops in all
-    workspaces and the default workspace's saved states."""
-    import httpx
-
-    usage = httpx.get(f"{url}/v1/host", timeout=30).json()["usage"]
+    workspaces and the default workspace's saved states (through ``http`` if given)."""
+    get = http.get if http is not None else httpx.get
+    usage = get(f"{url}/v1/host", timeout=30).json()["usage"]
     return {"live_desktops": usage["host_desktops"], "saved_states": usage["saved_states"]}
+
+
+@pytest.fixture(scope="session")
+def _leak_check_http() -> Iterator[httpx.Client]:
+    """The leak check's one HTTP client (a client per check cost 20 ms of CPU after every test:
+    httpx loads its CA bundle for each)."""
+    with httpx.Client() as http:
+        yield http
 
 
 @pytest.fixture
@@ -91,10 +99,33 @@ def make_host(request: pytest.FixtureRequest) -> Iterator[Callable[..., LocalHos
             server.stop()
 
 
+@pytest.fixture(scope="session")
+def _shared_host() -> Iterator[list[LocalHost]]:
+    """This process's shared host (one per xdist worker), started by the first test that asks
+    for :func:`local_host`; a list so that a test that leaks can have it replaced."""
+    held: list[LocalHost] = []
+    yield held
+    for server in held:
+        server.stop()
+
+
 @pytest.fixture
-def local_host(make_host: Callable[..., LocalHost]) -> LocalHost:
-    """A healthy local host with fast gates."""
-    return make_host()
+def local_host(_shared_host: list[LocalHost]) -> Iterator[LocalHost]:
+    """A healthy local host with fast gates, shared by the tests of one process: each test
+    finds it holding nothing and must leave it so (checked at teardown; a test that leaks
+    fails, and the next test gets a fresh host). Starting and stopping a host per test cost
+    a quarter of a second of waiting each (uvicorn's shutdown ticks), over 400 tests. A test
+    that needs a host of its own (another config, faults, tokens, a host it stops or whose
+    counters it reads from zero) uses :func:`make_host`."""
+    if not _shared_host:
+        _shared_host.append(LocalHost(FAST).start())
+    server = _shared_host[0]
+    yield server
+    counts = server.model.counts()
+    if counts != {"live_desktops": 0, "saved_states": 0}:
+        _shared_host.clear()
+        server.stop()
+        pytest.fail(f"leaked on the shared {server}: {counts}", pytrace=False)
 
 
 @pytest.fixture
@@ -116,14 +147,14 @@ def _one_zygote() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _embedded_host_leak_check() -> Iterator[None]:
+def _embedded_host_leak_check(_leak_check_http: httpx.Client) -> Iterator[None]:
     """A test that used the embedded host must leave it with nothing live."""
     yield
     from drums_gym.local.embedded import embedded_host
 
     server = embedded_host()
     if server is not None and server.alive:
-        counts = usage_at(server.url)
+        counts = usage_at(server.url, _leak_check_http)
         assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
 
 
@@ -155,6 +186,9 @@ SLOW = {
     "tests/docs/test_docs_pages.py": "every docs block, a fresh interpreter per page",
     "tests/loops/test_suite.py::test_a_suite_killed_mid_run_and_resumed_counts_each_episode_once": (
         "kills and resumes a suite"
+    ),
+    "tests/envs/test_randomize.py::test_every_solver_scores_one_on_a_second_randomized_desktop": (
+        "every solver route on a second randomized desktop (the fast set runs the first)"
     ),
 }
 

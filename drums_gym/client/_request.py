@@ -17,9 +17,12 @@ exponential with full jitter unless the host says how long to wait
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+import os
 import random
+import ssl
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -117,6 +120,18 @@ def default_timeout(timeout: float) -> httpx.Timeout:
     return httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT_S, timeout))
 
 
+@functools.lru_cache(maxsize=4)
+def _tls(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()  # reads the two variables of the key itself
+
+
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context (its CA bundle, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``),
+    made once per process and shared: httpx builds one per client otherwise, loading the
+    CA bundle each time (about 20 ms of CPU for every env, even over plain HTTP)."""
+    return _tls(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
 def client_options(base_url: str, token: str | None, pool_size: int) -> dict[str, Any]:
     """The keyword arguments of `httpx.Client` and `httpx.AsyncClient` alike (but the
     timeout, `default_timeout`, which each passes itself)."""
@@ -126,6 +141,7 @@ def client_options(base_url: str, token: str | None, pool_size: int) -> dict[str
     return {
         "base_url": base_url,
         "headers": headers,
+        "verify": tls_context(),
         "limits": httpx.Limits(
             max_connections=pool_size, max_keepalive_connections=pool_size, keepalive_expiry=30.0
         ),

@@ -1,5 +1,6 @@
-"""The scripted policy solves every bundled task at the CLI's default 15 steps, and the
-CLI can choose its route (scripted:gui, scripted:terminal)."""
+"""Every solver route solves its task through gym.make in the steps it declares (each route's
+one episode in the fast set), the scripted policy solves every bundled task at the CLI's
+default 15 steps, and the CLI can choose its route (scripted:gui, scripted:terminal)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import drums_gym  # noqa: F401
 from drums_gym.cli import main
 from drums_gym.cli.policies import PolicyError, load_policy
-from drums_gym.local.tasks import CATALOG
+from drums_gym.local.tasks import CATALOG, get_task
 from drums_gym.registration import DEFAULT_MAX_STEPS
 from drums_gym.solvers import SOLVERS, get_solver
 
@@ -26,7 +27,14 @@ def hosted(local_host, monkeypatch):
     return local_host
 
 
-@pytest.mark.parametrize("task", TASKS)
+#: One task per kind of route the CLI's ``scripted`` picks at the default budget: a GUI route, a
+#: terminal-only task, an infeasible task answered FAIL. The CLI's choice for every task is
+#: checked without an episode (test_the_cli_picks_the_route_whose_episode_is_checked); the
+#: episode of each route is run once, below.
+CLI_TASKS = ("7688b85f", "5ced85fc", "4783cc41")
+
+
+@pytest.mark.parametrize("task", CLI_TASKS)
 def test_scripted_scores_one_at_the_default_budget(hosted, task, capsys):
     code = main(["eval", "--task", task, "--episodes", "1", "--num-envs", "1",
                  "--policy", "scripted", "--json", "--no-progress"])
@@ -37,42 +45,55 @@ def test_scripted_scores_one_at_the_default_budget(hosted, task, capsys):
     assert summary["success_rate"] == 1.0, summary
 
 
-@pytest.mark.parametrize(
-    ("task", "route"), sorted(SOLVERS), ids=[f"{t}-{r}" for t, r in sorted(SOLVERS)]
-)
-def test_declared_steps_are_what_an_episode_takes(hosted, task, route):
-    """``Solver.steps`` is what the route picking trusts: it must be the true count."""
-    solver = get_solver(task, route=route)
-    env = gym.make(f"Drums/{task}", accessibility=True, max_steps=60, wait_s=0.0)
-    try:
-        obs, info = env.reset(seed=0)
-        taken = 0
-        while True:
-            obs, reward, terminated, truncated, info = env.step(solver(obs, "", info))
-            taken += 1
-            if terminated or truncated:
-                break
-    finally:
-        env.close()
-    assert reward == 1.0 and taken == type(solver).steps
+def test_cli_tasks_cover_each_kind_of_default_route():
+    picked = {load_policy("scripted", task=t, max_steps=DEFAULT_MAX_STEPS).route
+              for t in CLI_TASKS}
+    assert picked == {"gui", "terminal", "answer"}
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_the_default_solver_fits_the_default_step_limit(hosted, task):
-    """``get_solver(task)`` as its docstring shows it, in an env made with no step limit
-    given (the default 15): it scores 1 before the limit truncates it."""
+def test_the_cli_picks_the_route_whose_episode_is_checked(task):
+    """At the default budget the CLI's ``scripted`` runs ``get_solver(task)``'s route, which
+    fits the budget: test_every_route_solves_its_task_in_its_declared_steps runs that route's
+    episode (at the default step limit) and checks the count it declares."""
+    policy = load_policy("scripted", task=task, max_steps=DEFAULT_MAX_STEPS)
     solver = get_solver(task)
+    assert policy.route == solver.route
+    assert type(policy.solver) is type(solver)
     assert type(solver).steps <= DEFAULT_MAX_STEPS
-    env = gym.make(f"Drums/{task}", accessibility=True, wait_s=0.0)
+
+
+@pytest.mark.parametrize(
+    ("task", "route"), sorted(SOLVERS), ids=[f"{t}-{r}" for t, r in sorted(SOLVERS)]
+)
+def test_every_route_solves_its_task_in_its_declared_steps(hosted, task, route):
+    """Each solver route's one episode through ``gym.make``, given the task's instruction as
+    a policy is: valid, reward 1.0, no action refused, ended by DONE (FAIL on an infeasible
+    task), in exactly ``Solver.steps`` steps (what the route picking trusts). A route that
+    fits the default step limit runs in an env made with no limit given (the default 15),
+    where it terminates before the limit truncates it; a longer one gets 60 steps."""
+    solver = get_solver(task, route=route)
+    declared = type(solver).steps
+    limit = {} if declared <= DEFAULT_MAX_STEPS else {"max_steps": 60}
+    env = gym.make(f"Drums/{task}", accessibility=True, wait_s=0.0, **limit)
     try:
         obs, info = env.reset(seed=0)
-        for _ in range(DEFAULT_MAX_STEPS):
-            obs, reward, terminated, truncated, info = env.step(solver(obs, "", info))
+        instruction = info["instruction"]
+        solver.reset()
+        taken = 0
+        while True:
+            action = solver(obs, instruction, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            taken += 1
+            assert "action_error" not in info, (action, info.get("action_error"))
             if terminated or truncated:
                 break
     finally:
         env.close()
-    assert terminated and not truncated and reward == 1.0
+    assert info["valid"] and reward == 1.0, info
+    assert terminated and not truncated
+    assert taken == declared
+    assert action == ("FAIL" if get_task(task).infeasible else "DONE")
 
 
 def test_route_is_chosen_by_spec_or_budget():
