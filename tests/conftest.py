@@ -100,30 +100,34 @@ def make_host(request: pytest.FixtureRequest) -> Iterator[Callable[..., LocalHos
 
 
 @pytest.fixture(scope="session")
-def _shared_host() -> Iterator[list[LocalHost]]:
-    """This process's shared host (one per xdist worker), started by the first test that asks
-    for :func:`local_host`; a list so that a test that leaks can have it replaced."""
-    held: list[LocalHost] = []
+def _shared_host() -> Iterator[dict[str, LocalHost]]:
+    """This process's shared hosts (one per xdist worker and shell backend), each started by
+    the first test that asks for :func:`local_host` on its backend; a dict so that a test
+    that leaks can have its host replaced."""
+    held: dict[str, LocalHost] = {}
     yield held
-    for server in held:
+    for server in held.values():
         server.stop()
 
 
 @pytest.fixture
-def local_host(_shared_host: list[LocalHost]) -> Iterator[LocalHost]:
-    """A healthy local host with fast gates, shared by the tests of one process: each test
-    finds it holding nothing and must leave it so (checked at teardown; a test that leaks
-    fails, and the next test gets a fresh host). Starting and stopping a host per test cost
-    a quarter of a second of waiting each (uvicorn's shutdown ticks), over 400 tests. A test
-    that needs a host of its own (another config, faults, tokens, a host it stops or whose
-    counters it reads from zero) uses :func:`make_host`."""
-    if not _shared_host:
-        _shared_host.append(LocalHost(FAST).start())
-    server = _shared_host[0]
+def local_host(request: pytest.FixtureRequest,
+               _shared_host: dict[str, LocalHost]) -> Iterator[LocalHost]:
+    """A healthy local host with fast gates on the test's shell backend (`shell_for`), shared
+    by the tests of one process: each test finds it holding nothing and must leave it so
+    (checked at teardown; a test that leaks fails, and the next test gets a fresh host).
+    Starting and stopping a host per test cost a quarter of a second of waiting each
+    (uvicorn's shutdown ticks), over 400 tests. A test that needs a host of its own (another
+    config, faults, tokens, a host it stops or whose counters it reads from zero) uses
+    :func:`make_host`."""
+    backend = shell_for(request.node.nodeid)
+    if backend not in _shared_host:
+        _shared_host[backend] = LocalHost(replace(FAST, shell=backend)).start()
+    server = _shared_host[backend]
     yield server
     counts = server.model.counts()
     if counts != {"live_desktops": 0, "saved_states": 0}:
-        _shared_host.clear()
+        del _shared_host[backend]
         server.stop()
         pytest.fail(f"leaked on the shared {server}: {counts}", pytrace=False)
 

@@ -73,14 +73,21 @@ def _slot_order(grid: IconGrid, rng: random.Random) -> list[int]:
     return order + moved
 
 
+#: the folders whose files get dated: the user's (on the sandbox backend the rest of ``/``
+#: is the machine's read-only system or the desktop's /etc, which keep their own dates)
+DATED = ("/home", "/tmp")
+
+
 def _file_times(desk: Desktop, rng: random.Random) -> None:
-    """Date everything the filesystem holds now at some time before the clock's start."""
+    """Date everything the user's folders hold now at some time before the clock's start
+    (the same paths, so the same dates, on both shell backends)."""
     now = desk.fs.clock.now()
     install = now - rng.randint(*FILE_AGE_DAYS) * _DAY - rng.randrange(0, _DAY, 60)
     paths = []
-    for top, _dirs, files in desk.fs.walk("/"):
-        paths.append(top)
-        paths.extend(f"{top.rstrip('/')}/{name}" for name in files)
+    for root in DATED:
+        for top, _dirs, files in desk.fs.walk(root):
+            paths.append(top)
+            paths.extend(f"{top.rstrip('/')}/{name}" for name in files)
     for path in sorted(paths):
         desk.fs.set_mtime(path, min(now, install + rng.randrange(0, 3 * _DAY, 1)))
 
