@@ -334,3 +334,32 @@ def test_the_icon_order_must_cover_the_screen():
     desk = Desktop()
     with pytest.raises(ValueError, match="permutation of the screen's"):
         desk.grid.arrange([0, 1, 2])
+
+
+
+def test_a_randomized_desktop_on_the_sandbox_backend_dates_the_users_files(make_host):
+    """The sandbox's tree holds the machine's read-only system folders: a randomized desktop
+    dates the user's files there as the simulated bash's (it once answered 500: it dated
+    ``/``), and a randomized slot on a sandbox host becomes valid."""
+    from dataclasses import replace
+
+    from conftest import FAST
+
+    from drums_gym.local.sandbox import available, unavailable_reason
+
+    if not available():
+        pytest.skip(f"no sandbox: {unavailable_reason()}")
+    for shell in ("simulated", "sandbox"):
+        desk = Desktop(640, 480, shell=shell)
+        try:
+            vary(desk, rng_for(7))
+            now = desk.fs.clock.now()
+            for path in ("/home/user/Desktop", "/tmp"):
+                age_days = (now - desk.fs.stat(path).st_mtime) / 86400
+                assert 0 <= age_days <= variation.FILE_AGE_DAYS[1], (shell, path, age_days)
+        finally:
+            desk.close()
+    host = make_host(config=replace(FAST, shell="sandbox"))
+    with drums.connect(url=host.url) as c, c.create(task=ICONS_TASK, randomize=7) as slot:
+        assert slot.wait_valid().status == "valid"
+        assert slot.step("pyautogui.moveTo(5, 5)").shell == "sandbox"

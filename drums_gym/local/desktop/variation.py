@@ -79,8 +79,7 @@ DATED = ("/home", "/tmp")
 
 
 def _file_times(desk: Desktop, rng: random.Random) -> None:
-    """Date everything the user's folders hold now at some time before the clock's start
-    (the same paths, so the same dates, on both shell backends)."""
+    """Date everything the user's folders hold now at some time before the clock's start."""
     now = desk.fs.clock.now()
     install = now - rng.randint(*FILE_AGE_DAYS) * _DAY - rng.randrange(0, _DAY, 60)
     paths = []
