@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import protocol as W
 from . import _ops
-from . import _wire as W
 from ._objects import GroupBase, SlotBase, close_quietly_if_raising
 from .errors import DrumsError
 from .models import Episode, Observation, Reward, SlotInfo, StepResult

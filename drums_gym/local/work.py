@@ -9,8 +9,7 @@ of budget stops there and answers 200 with ``cut``; the episode goes on.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import protocol as P
 from ..actions import ActionError
@@ -34,25 +33,24 @@ __all__ = [
 ACTION_GAP_S = 1.0
 
 
-def _cut(exc: BudgetExceeded) -> dict[str, str]:
-    return {P.F_KIND: exc.kind, P.F_DETAIL: str(exc)}
+def _cut(exc: BudgetExceeded) -> P.CutReply:
+    return P.CutReply(kind=exc.kind, detail=str(exc))
 
 
 def _invalid_action(exc: ActionError) -> HostError:
-    return HostError(
-        422, P.CODE_INVALID_ACTION, str(exc), {P.F_CONSTRUCT: exc.construct, P.F_LINE: exc.lineno}
-    )
+    details = P.ErrorDetails(construct=exc.construct, line=exc.lineno)
+    return HostError(422, P.CODE_INVALID_ACTION, str(exc), details)
 
 
 def fresh_desktop(
-    host: Host, width: int, height: int, randomize: Mapping[str, Any] | None = None
+    host: Host, width: int, height: int, randomize: P.Randomize | None = None
 ) -> Desktop:
     """A new desktop for a slot, before its task's setup: the original one, or with
     ``randomize`` (``{"seed": k}``) varied by that seed (:mod:`.desktop.variation`)."""
     desktop = Desktop(width=width, height=height, seed=host.faults.seed,
                       shell=host.config.shell_backend())
     if randomize is not None:
-        vary(desktop, rng_for(randomize[P.F_SEED]))
+        vary(desktop, rng_for(randomize.seed))
     return desktop
 
 
@@ -67,7 +65,7 @@ def setup(host: Host, slot: Slot) -> None:
     slot.desktop.take_incidents()
 
 
-def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
+def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
     """Apply an action: a control word (DONE, FAIL, WAIT), plain pyautogui calls or a
     computer_13 action (the fast path), or other Python code (run in the sandbox,
     :mod:`.pycode`); an error of running Python is ``action_error`` data, as in OSWorld.
@@ -84,16 +82,17 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         if episode.status == P.EPISODE_INVALID:
             raise conflict(
                 f"episode {episode.id} is invalid ({episode.invalid_reason})",
-                {P.F_EPISODE: episode.public()},
+                P.ErrorDetails(episode=episode.public()),
             )
         pending = episode.status == P.EPISODE_PENDING
-        entry: dict[str, Any] = {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time()}
-        cut = action_error = None
+        started, applied, runner = time.time(), 0, None
+        cut: P.CutReply | None = None
+        action_error: str | None = None
         incidents: list[tuple[str, str]] = []
         if plan.control is not None:
-            entry[P.F_CONTROL] = episode.last_action = plan.control
+            episode.last_action = plan.control
         else:
-            entry[P.F_RUNNER] = plan.runner
+            runner = plan.runner
             try:
                 with slot.budgeted(host.config.limits()):
                     desktop.advance(ACTION_GAP_S)  # separate requests are never a double-click
@@ -102,12 +101,11 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
                     except ActionError as exc:
                         _log_rejected(slot, code, exc)
                         raise _invalid_action(exc) from None
-                    entry[P.F_APPLIED] = outcome.applied
-                    action_error = entry[P.F_ACTION_ERROR] = outcome.action_error
+                    applied, action_error = outcome.applied, outcome.action_error
             except BudgetExceeded as exc:
                 if slot.state != P.SLOT_RUNNING:
                     raise slot.deleted_error() from None
-                cut = entry[P.F_CUT] = _cut(exc)
+                cut = _cut(exc)
             incidents = desktop.take_incidents()
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
@@ -116,30 +114,31 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             state = ws.states.get(slot.saved_state or "") if ws else None
             if state is not None:
                 state.touch()  # a state in use is not idle
-        episode.log.append(entry)
+        episode.log.append(P.ActionLogEntry(
+            code=code, applied=applied, t=started, control=plan.control, runner=runner,
+            action_error=action_error, cut=cut,
+        ))
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
-        return {
-            P.F_APPLIED: entry[P.F_APPLIED],
-            P.F_EPISODE: episode.public(),
-            P.F_CUT: cut,
-            P.F_ACTION_ERROR: action_error,
-            P.F_RUNNER: entry.get(P.F_RUNNER),
-            P.F_SHELL: desktop.shell,
-        }
+        return P.ActionReply(
+            applied=applied,
+            episode=episode.public(),
+            cut=cut,
+            action_error=action_error,
+            runner=runner,
+            shell=desktop.shell,
+        )
 
 
 def _log_rejected(slot: Slot, code: str, exc: ActionError) -> None:
     """(under the slot's lock) A refused action in the episode's log, with the reason (the
     live view shows it, marked); it is no action of the episode (``actions`` not counted)."""
-    slot.episode.log.append(
-        {P.F_CODE: code, P.F_APPLIED: 0, P.F_LOG_T: time.time(), P.F_ERROR: str(exc)}
-    )
+    slot.episode.log.append(P.ActionLogEntry(code=code, t=time.time(), error=str(exc)))
 
-def action_log(host: Host, slot: Slot) -> dict[str, Any]:
+def action_log(host: Host, slot: Slot) -> P.ActionLog:
     with slot.work(host.config.slot_queue):
-        return {P.F_EPISODE: slot.episode.id, P.F_ACTIONS: list(slot.episode.log)}
+        return P.ActionLog(episode=slot.episode.id, actions=tuple(slot.episode.log))
 
 
 def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Frame:
@@ -158,12 +157,12 @@ def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Fr
         )
 
 
-def accessibility(host: Host, slot: Slot) -> dict[str, Any]:
+def accessibility(host: Host, slot: Slot) -> P.AccessibilityReply:
     with slot.work(host.config.slot_queue) as desktop:
-        return {P.F_FORMAT: P.A11Y_FORMAT, P.F_TREE: desktop.accessibility()}
+        return P.AccessibilityReply(format=P.A11Y_FORMAT, tree=desktop.accessibility())
 
 
-def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
+def verify(host: Host, slot: Slot, strict: bool) -> P.VerifyReply:
     """Judge the episode now (the app waits for pending gates before calling this)."""
     with slot.work(host.config.slot_queue) as desktop:
         episode = slot.episode
@@ -173,7 +172,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
             raise conflict(
                 f"episode {episode.id} is {episode.status}"
                 + (f" ({episode.invalid_reason})" if episode.invalid_reason else ""),
-                {P.F_EPISODE: episode.public()},
+                P.ErrorDetails(episode=episode.public()),
             )
         cut = None
         try:
@@ -184,23 +183,23 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
                 raise slot.deleted_error() from None
             score, cut = 0.0, _cut(exc)
         episode.score = score if valid else None  # the live view's verdict
-        return {
-            P.F_VALID: valid,
-            P.F_SCORE: score,
-            P.F_REASON: None if valid else (episode.invalid_reason or episode.status),
-            P.F_EPISODE_ID: episode.id,
-            P.F_GATES: [g.public() for g in episode.gates],
-            P.F_CUT: cut,
-            P.F_SHELL: desktop.shell,
-        }
+        return P.VerifyReply(
+            valid=valid,
+            score=score,
+            reason=None if valid else (episode.invalid_reason or episode.status),
+            episode_id=episode.id,
+            gates=tuple(g.public() for g in episode.gates),
+            cut=cut,
+            shell=desktop.shell,
+        )
 
 
 def reset(
     host: Host,
     slot: Slot,
-    randomize: Mapping[str, Any] | None = None,
+    randomize: P.Randomize | None = None,
     start: Desktop | None = None,
-) -> dict[str, Any]:
+) -> P.SlotReply:
     """A fresh desktop (varied by ``randomize``, see `fresh_desktop`) and a new episode of
     the same task; with ``start`` (a saved state's desktop, already set up), a copy of it
     instead, as a fork child starts from one."""
