@@ -7,8 +7,8 @@ reply with :func:`.codec.decode`. A field with a default may be absent from what
 sends (a client reads the default); fields a reply does not define are ignored.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the annotations stay objects, so neither pydantic
+# nor `decode` compiles strings while serving a request.
 from dataclasses import dataclass, field
 from typing import Any
 
