@@ -379,26 +379,10 @@ class TaskInfo:
         return [cls.of(t) for t in decode(P.TaskList, data, "the tasks").tasks]
 
 
-@dataclass(frozen=True)
-class HostLimits:
-    """The host's limits (per workspace, except `host_desktops`)."""
-
-    live_desktops: int | None = None
-    host_desktops: int | None = None
-    fork_limit: int | None = None
-    saved_states: int | None = None
-    default_ttl_s: float | None = None
-    max_ttl_s: float | None = None
-    state_idle_ttl_s: float | None = None
-
-
-@dataclass(frozen=True)
-class HostUsage:
-    """What the caller's workspace (and the whole host, `host_desktops`) uses now."""
-
-    live_desktops: int = 0
-    host_desktops: int = 0
-    saved_states: int = 0
+#: The host's limits (per workspace, except `host_desktops`): the protocol's shape itself.
+HostLimits = P.HostLimits
+#: What the caller's workspace (and the whole host, `host_desktops`) uses now.
+HostUsage = P.HostUsage
 
 
 @dataclass(frozen=True)
@@ -417,8 +401,8 @@ class HostInfo:
         return cls(
             api=wire.api,
             name=wire.name,
-            limits=HostLimits(**dataclasses.asdict(wire.limits)),
-            usage=HostUsage(**dataclasses.asdict(wire.usage)),
+            limits=wire.limits,
+            usage=wire.usage,
             screenshot_formats=wire.screenshot_formats,
         )
 

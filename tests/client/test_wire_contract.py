@@ -61,7 +61,8 @@ def exercise(http: httpx.Client) -> list[tuple[type, Any]]:
     got.append((P.SlotReply, http.post(P.slot_reset_path(sid)).json()))
     now = body(P.VerifyBody(strict=True, timeout_s=0))
     got.append((P.ErrorReply, http.post(P.slot_verify_path(sid), json=now).json()))  # pending
-    got.append((P.ErrorReply, http.post(P.slot_branch_path(sid), json=body(P.BranchBody(n=99))).json()))
+    too_many = body(P.BranchBody(n=99))
+    got.append((P.ErrorReply, http.post(P.slot_branch_path(sid), json=too_many).json()))
     got.append((P.ErrorReply, http.post(P.SLOTS, json={}).json()))
     got.append((P.ErrorReply, http.get(P.slot_path("slot_missing")).json()))
     child = branch.children[0].id

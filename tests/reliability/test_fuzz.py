@@ -327,6 +327,20 @@ def test_every_endpoint_survives_schemathesis(make_host):
     )
 
 
+def test_the_schema_check_catches_a_reply_off_its_shape(make_host):
+    """Planted break: a reply whose field is not what the declared shape says fails the
+    check the fuzzing runs on every reply (and the real reply passes it)."""
+    server = make_host(HostConfig(gate_delay_s=0.0))
+    case = schemathesis.openapi.from_url(server.url + "/openapi.json")["/v1/host"]["GET"].Case()
+    real = httpx.get(server.url + "/v1/host", headers={"Authorization": FUZZ_TOKEN})
+    case.validate_response(real, checks=SCHEMA_CHECKS)
+    for body in ({"limits": {"live_desktops": "many"}}, {"screenshot_formats": "png"}):
+        planted = httpx.Response(200, json=body, request=real.request)
+        planted.elapsed = real.elapsed
+        with pytest.raises((Failure, FailureGroup)):
+            case.validate_response(planted, checks=SCHEMA_CHECKS)
+
+
 # -- bad constructor arguments name the argument --------------------------------------------
 
 
