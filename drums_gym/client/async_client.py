@@ -243,7 +243,7 @@ class AsyncSlot(SlotBase):
 
     async def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""
-        return await self._http.json("GET", W.slot_accessibility_path(self.id))
+        return M.accessibility_of(await self._http.json("GET", W.slot_accessibility_path(self.id)))
 
     async def step(self, code: str) -> M.StepResult:
         """Run pyautogui `code` or a control word (`Slot.step`); never replayed."""

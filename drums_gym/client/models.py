@@ -35,6 +35,7 @@ __all__ = [
     "StateInfo",
     "StepResult",
     "TaskInfo",
+    "accessibility_of",
     "decode",
 ]
 
@@ -51,6 +52,13 @@ def decode(shape: type[T], data: Any, what: str) -> T:
         return P.decode(shape, data, what)
     except P.WireError as exc:
         raise ProtocolError(str(exc)) from None
+
+
+def accessibility_of(data: Any) -> dict[str, Any]:
+    """An accessibility reply (``{"format", "tree"}``), checked against its shape."""
+    decode(P.AccessibilityReply, data, "an accessibility reply")
+    reply: dict[str, Any] = data
+    return reply
 
 
 # -- models -----------------------------------------------------------------------------------
