@@ -415,17 +415,9 @@ class HostInfo:
         )
 
 
-@dataclass(frozen=True)
-class StateInfo:
-    """A saved state (made by a fork): `slot` it was saved from, live `children`."""
-
-    id: str
-    slot: str | None = None
-    children: tuple[str, ...] = ()
-    delete_with_children: bool = False
-    created_at: float | None = None
-    expires_at: float | None = None
-    size_bytes: int | None = None
+class StateInfo(P.StateReply):
+    """A saved state (made by a fork): `slot` it was saved from, live `children` (the
+    protocol's `StateReply`, read from the host)."""
 
     @classmethod
     def of(cls, wire: P.StateReply) -> StateInfo:
