@@ -1,13 +1,15 @@
 """The host under attack: worst per-action latency and ``/healthz`` p99, per attack class.
 
 A ``drums-gym serve`` process (``--action-seconds 2``: every action's work is cut at 2 s)
-is attacked with each class of issue 11 in turn, from one workspace, while a poller on
-loopback calls ``/healthz`` back to back. For each class (and for no attack: the line
-``echo hi``) it prints the worst latency of one attack action (or request, for the HTTP
-classes; for junk tokens, 50 requests with new tokens; for the slow clients, until the host
-closes them) and the p99 of ``/healthz`` during the attack, with ratios to the no-attack row,
-and the host's peak resident memory. A fast attack is repeated until the poller has 100
-samples (at most 200 times or 3 s).
+is attacked with each class of issues 11 and 19 in turn, from one workspace, while pollers
+on loopback call ``/healthz`` and another workspace's (the bystander's) screenshot back to
+back. For each class (and for no attack: the line ``echo hi``) it prints the worst latency
+of one attack action (or request, for the HTTP classes; for junk tokens, 50 requests with
+new tokens; for the slow clients, until the host closes them), the p99 of ``/healthz``
+during the attack, with ratios to the no-attack row, and the bystander's worst screenshot
+and worst ``/healthz``; then the peak resident memory of the host process and of its
+desktop workers. A fast attack is repeated until the poller has 100 samples (at most 200
+times or 3 s).
 
 Run: ``python benchmarks/attacks.py`` (``--quick`` for a smoke run: one repeat each).
 """
@@ -46,9 +48,14 @@ LINES = {
     "printf precision": "printf '%.999999999d' 1",
     "variable doubling": "x=a; for i in {1..30}; do x=$x$x; done; echo ${#x}",
     "output flood": "while true; do echo " + "flood" * 20 + "; done",
+    "sort -u of a big file": "rm -f big; for i in 1 2 3 4; do seq 700000 >> big; done; "
+                             "sort -u big big big | wc -l",
+    "64 KiB openssl passwd": "x=$(printf '%65536s' | tr ' ' a); "
+                             "openssl passwd -6 -salt s \"$x\" | wc -c",
 }
 CLASSES = [*LINES, "200-deep tree, branch", "10,000 files, long action", "100 MB body",
-           "lying Content-Length", "50 half-sent requests", "lone surrogate", "junk tokens"]
+           "lying Content-Length", "50 half-sent requests", "lone surrogate", "junk tokens",
+           "printf memory growth", "1,000 hotkey terminals x20", "16 busy desktops"]
 
 
 @contextmanager
@@ -67,7 +74,11 @@ def serve(*args: str) -> Iterator[tuple[str, int]]:
 
 
 def peak_rss_mb(pid: int) -> float:
-    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+    try:
+        rows = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:  # it ended meanwhile
+        return 0.0
+    for row in rows:
         if row.startswith("VmHWM:"):
             return int(row.split()[1]) / 1024
     return float("nan")
@@ -93,18 +104,21 @@ class Desk:
 
 
 class Poller:
-    """Calls ``/healthz`` back to back on its own connection; records each latency."""
+    """Calls ``path`` (``/healthz`` by default) back to back on its own connection, as
+    ``token``'s workspace; records each latency."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, path: str = "/healthz", token: str = "bystander") -> None:
         self.latencies: list[float] = []
+        self.path, self.token = path, token
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(url,), daemon=True)
 
     def _run(self, url: str) -> None:
-        with httpx.Client(base_url=url, timeout=TIMEOUT) as http:
+        with httpx.Client(base_url=url, timeout=TIMEOUT,
+                          headers={"Authorization": f"Bearer {self.token}"}) as http:
             while not self._stop.is_set():
                 t = time.perf_counter()
-                http.get("/healthz").raise_for_status()
+                http.get(self.path).raise_for_status()
                 self.latencies.append(time.perf_counter() - t)
 
     def __enter__(self) -> Poller:
@@ -114,6 +128,9 @@ class Poller:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(TIMEOUT)
+
+    def worst(self) -> float:
+        return max(self.latencies, default=float("nan"))
 
     def p99(self) -> float:
         xs = sorted(self.latencies)
@@ -193,7 +210,47 @@ def attack(name: str, url: str, desk: Desk) -> Callable[[], None]:
                 httpx.get(url + "/v1/slots", timeout=TIMEOUT,
                           headers={"Authorization": f"Bearer junk-{next(counter)}"})
         return junk
+    if name == "printf memory growth":
+        counter = iter(range(10**9))
+        return lambda: (desk.type(f"printf '%3000000s' x > f{next(counter)}"), None)[1]
+    if name == "1,000 hotkey terminals x20":
+        code = "\n".join(["pyautogui.hotkey('ctrl', 'alt', 't')"] * 1000)
+
+        def terminals() -> None:
+            for _ in range(20):
+                desk.act(code)
+        return terminals
+    if name == "16 busy desktops":
+        def busy() -> None:
+            desks = [desk] + [Desk(desk.http) for _ in range(15)]
+            loops = [threading.Thread(target=d.type, args=("while true; do :; done",))
+                     for d in desks]
+            for t in loops:
+                t.start()
+            for t in loops:
+                t.join(TIMEOUT)
+            for d in desks[1:]:
+                d.http.delete(f"/v1/slots/{d.id}")
+        return busy
     raise KeyError(name)
+
+
+def tree(root: int) -> list[int]:
+    """``root`` and its live descendants (the host's zygote and desktop workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,16 +259,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="repetitions per class (default 3)")
     args = ap.parse_args(argv)
     repeats = 1 if args.quick else max(1, args.repeats)
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, float, float]] = []
+    workers_peak = 0.0
     with serve("--gate-delay", "0", "--action-seconds", "2", "--header-timeout", "1",
                "--body-timeout", "1") as (url, pid), \
             httpx.Client(base_url=url, timeout=TIMEOUT,
-                         headers={"Authorization": "Bearer attacker"}) as http:
+                         headers={"Authorization": "Bearer attacker"}) as http, \
+            httpx.Client(base_url=url, timeout=TIMEOUT,
+                         headers={"Authorization": "Bearer bystander"}) as other:
+        bystander = Desk(other)
+        shot = f"/v1/slots/{bystander.id}/screenshot"
         for name in CLASSES:
             desk = Desk(http)
             run = attack(name, url, desk)
             worst = 0.0
-            with Poller(url) as poller:
+            with Poller(url) as poller, Poller(url, shot) as shots:
                 # repeat until the poller has its samples too (bounded in count and time)
                 start, done = time.perf_counter(), 0
                 while done < repeats or (
@@ -222,15 +284,19 @@ def main(argv: list[str] | None = None) -> int:
                     run()
                     worst = max(worst, time.perf_counter() - t)
                     done += 1
+                workers_peak = max(workers_peak,
+                                   sum(peak_rss_mb(p) for p in tree(pid)[1:]))
             http.delete(f"/v1/slots/{desk.id}")
-            rows.append((name, worst, poller.p99()))
+            rows.append((name, worst, poller.p99(), shots.worst(), poller.worst()))
         peak = peak_rss_mb(pid)
     base_action, base_health = rows[0][1], rows[0][2]
-    print(f"{'attack class':<28} {'worst action s':>15} {'x':>7} {'/healthz p99 ms':>16} {'x':>6}")
-    for name, worst, p99 in rows:
+    print(f"{'attack class':<28} {'worst action s':>15} {'x':>7} {'/healthz p99 ms':>16} {'x':>6}"
+          f" {'bystander shot ms':>18} {'worst /healthz ms':>18}")
+    for name, worst, p99, shot_worst, health_worst in rows:
         print(f"{name:<28} {worst:>15.3f} {worst / base_action:>7.1f} {p99 * 1000:>16.1f} "
-              f"{p99 / base_health:>6.1f}")
-    print(f"host peak RSS: {peak:.0f} MB (action budget 2 s; {repeats} repeat(s) per class)")
+              f"{p99 / base_health:>6.1f} {shot_worst * 1000:>18.1f} {health_worst * 1000:>18.1f}")
+    print(f"host peak RSS: {peak:.0f} MB; its desktop workers' peak RSS, summed: "
+          f"{workers_peak:.0f} MB (action budget 2 s; {repeats} repeat(s) per class)")
     return 0
 
 

@@ -18,14 +18,11 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from ._catalog_ids import TASK_IDS
+from ._catalog_ids import ENV_TASKS, TASK_IDS
 
 __all__ = [
     "DEFAULT_MAX_STEPS", "ENV_TASKS", "register_catalog", "register_task", "register_user_tasks",
 ]
-
-#: users' OSWorld task files for the embedded host (files or folders, os.pathsep-joined)
-ENV_TASKS = "DRUMS_LOCAL_TASKS"
 
 #: OSWorld's default step budget: each registered id's, and the env's
 DEFAULT_MAX_STEPS = 15

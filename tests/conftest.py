@@ -17,6 +17,24 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 FAST = HostConfig(gate_delay_s=0.05)
 
 
+def process_tree(root: int) -> list[int]:
+    """``root`` and every live process below it (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
 def assert_no_leaks(server: LocalHost) -> None:
     counts = server.model.counts()
     assert counts == {"live_desktops": 0, "saved_states": 0}, f"leaked on {server}: {counts}"
@@ -62,6 +80,17 @@ def artifacts() -> Path:
     """Where tests save screenshots and recordings for people to look at."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_zygote() -> Iterator[None]:
+    """One warm desktop zygote for the session's hosts (each host would otherwise start
+    its own: a second of imports per test)."""
+    from drums_gym.local.workers.pool import zygote
+
+    held = zygote().acquire()
+    yield
+    held.release()
 
 
 @pytest.fixture(autouse=True)

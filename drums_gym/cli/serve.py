@@ -59,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
     from ..local.config import KNOBS, HostConfig
     from ..local.faults import FaultSpec
     from ..local.server import LocalHost
-    from ..local.tasks import CATALOG, ENV_TASKS, build_catalog, split_paths
+    from ..local.tasks import ENV_TASKS, build_catalog, default_catalog, split_paths
 
     try:  # a flag beats its DRUMS_LOCAL_* variable, which beats the default
         flags = {k.field: getattr(args, k.field) for k in KNOBS}
         config = HostConfig.from_env(**{k: v for k, v in flags.items() if v is not None})
         faults = FaultSpec.parse(args.faults)
-        catalog = CATALOG  # the bundled tasks and those of DRUMS_LOCAL_TASKS
+        catalog = default_catalog()  # the bundled tasks and those of DRUMS_LOCAL_TASKS
         if args.tasks:
             catalog = build_catalog([*split_paths(os.environ.get(ENV_TASKS)), *args.tasks])
         server = LocalHost(

@@ -4,7 +4,7 @@ light `drums_gym.registration`, re-exported here)."""
 from ..registration import register_catalog, register_task
 from .desktop_env import DEFAULT_MAX_STEPS, DrumsDesktopEnv
 from .make_vec import make_fork_vector
-from .truncation import VerifyOnTruncation
+from .truncation import UnscoredEpisodeWarning, VerifyOnTruncation
 from .vector import DrumsForkVectorEnv
 from .vector_info import info_at, member_info
 
@@ -12,6 +12,7 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
     "DrumsDesktopEnv",
     "DrumsForkVectorEnv",
+    "UnscoredEpisodeWarning",
     "VerifyOnTruncation",
     "info_at",
     "make_fork_vector",

@@ -18,6 +18,7 @@ from ..registration import DEFAULT_MAX_STEPS
 from ._closing import warn_left_behind
 from ._episode import EpisodeRunner, Verdict
 from ._start_state import start_state_id
+from .truncation import warn_unscored
 
 if TYPE_CHECKING:
     from .vector import DrumsForkVectorEnv
@@ -282,7 +283,9 @@ class DrumsDesktopEnv(gym.Env[np.ndarray, str]):
             self._slot = self.client.create(
                 task=self.task_id, ttl=self.ttl, screen=self.screen, randomize=variation
             )
-        runner = self.episode_runner(self._slot)
+        previous, runner = self._runner, self.episode_runner(self._slot)
+        if previous is not None and previous.steps and previous.verdict is None and previous.valid:
+            warn_unscored(self, previous.steps)  # cut from outside, and nothing verified it
         self._runner = runner
         obs, info = runner.start(new_episode=new_episode, randomize=variation, state=state)
         info.update(task_id=self.task_id, instruction=self.instruction, start_state=state)

@@ -18,6 +18,7 @@ so their limit is the env's own ``max_steps``, which needs no wrapper.)
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, SupportsFloat
 
@@ -25,7 +26,29 @@ import gymnasium as gym
 
 from ._episode import Verdict
 
-__all__ = ["VerifyOnTruncation"]
+__all__ = ["UnscoredEpisodeWarning", "VerifyOnTruncation", "warn_unscored"]
+
+
+class UnscoredEpisodeWarning(UserWarning):
+    """An episode was left without a verdict: something outside the env truncated it (a
+    ``TimeLimit``, such as ``gym.make(id, max_episode_steps=N)``'s) or the caller reset
+    mid-episode, and nothing verified it, so no step of it carries a score. The env says
+    so at the next ``reset``."""
+
+
+def warn_unscored(env: object, steps: int) -> None:
+    """Warn (`UnscoredEpisodeWarning`) that ``env``'s last episode, ``steps`` steps long,
+    was never verified, and say how to have it scored."""
+    warnings.warn(
+        f"{env!r}: the last episode was left after {steps} steps with no verdict, so it was "
+        f"never scored: reset() came before it ended, or a wrapper truncated it where the "
+        f"env cannot see (a TimeLimit, as gym.make(id, max_episode_steps=N) adds). For a "
+        f"step limit give the env its own, gym.make(id, max_steps=N), or put "
+        f"drums_gym.envs.VerifyOnTruncation outermost; to score an episode you stop, call "
+        f"env.unwrapped.verify() first (docs/step-limit.md)",
+        UnscoredEpisodeWarning,
+        stacklevel=3,
+    )
 
 
 def _verifier(env: gym.Env[Any, Any]) -> Callable[[], Verdict]:

@@ -21,6 +21,7 @@ from .. import protocol as P
 from .._version import __version__
 from .bodies import body_models
 from .errors import HostError, json_bytes
+from .fairness import WorkspaceThreads
 from .guards import BodyLimit, HostBugs
 from .host import Host
 from .leases import Reaper
@@ -84,7 +85,9 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     )
     app.state.host = host
     app.state.tokens = tuple(t.encode() for t in tokens)
-    app.state.shell = host.config.shell_backend()  # probed once: a bad DRUMS_LOCAL_SHELL fails here
+    app.state.shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
+    # work that waits on a desktop runs on a thread of its workspace's share
+    app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(
         BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s

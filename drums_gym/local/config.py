@@ -55,6 +55,19 @@ KNOBS: tuple[Knob, ...] = tuple(
         ("deleted_records", "deleted-records", "deleted-slot records per workspace"),
         ("shell", "shell", "shell backend: auto (the sandbox where it works), sandbox, "
                            "simulated"),
+        ("desktop_memory_bytes", "desktop-memory-bytes",
+         "memory of one desktop's worker, bytes (cgroup, else RLIMIT_AS)"),
+        ("desktop_processes", "desktop-processes", "processes of one desktop (pids cgroup)"),
+        ("desktop_files", "desktop-files", "open files of one desktop's worker (RLIMIT_NOFILE)"),
+        ("desktop_windows", "desktop-windows", "open windows of one desktop (then cut)"),
+        ("desktop_reply_bytes", "desktop-reply-bytes",
+         "one reply of a desktop's worker, bytes (then the desktop is lost)"),
+        ("watchdog_grace_s", "watchdog-grace",
+         "seconds past action-seconds before the host kills a desktop's worker"),
+        ("workspace_threads", "workspace-threads",
+         "requests of one workspace waiting on desktops at once (the rest queue)"),
+        ("log_code_chars", "log-code-chars", "characters of an action kept in its log entry"),
+        ("action_log_entries", "action-log-entries", "entries of an episode's action log"),
     )
 )
 
@@ -64,6 +77,9 @@ _INTS = {
     "action_output_bytes", "slot_queue", "max_body_bytes", "max_connections",
     "max_client_connections",
     "max_workspaces", "idempotency_keys", "deleted_records",
+    "desktop_memory_bytes",
+    "desktop_processes", "desktop_files", "desktop_windows", "desktop_reply_bytes",
+    "workspace_threads", "log_code_chars", "action_log_entries",
 }
 
 
@@ -96,6 +112,15 @@ class HostConfig:
     #: the terminal and commands: real programs in a bubblewrap sandbox per desktop, or the
     #: simulated bash (``auto``: the sandbox where it can run; `shell_backend` resolves it)
     shell: str = "simulated"
+    desktop_memory_bytes: int = 1024**3  # 1 GiB per desktop worker
+    desktop_processes: int = 64
+    desktop_files: int = 256
+    desktop_windows: int = 64
+    desktop_reply_bytes: int = 64 * 1024 * 1024
+    watchdog_grace_s: float = 2.0
+    workspace_threads: int = 8
+    log_code_chars: int = 4096
+    action_log_entries: int = 10_000
 
     def __post_init__(self) -> None:
         for f in fields(self):

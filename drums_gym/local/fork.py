@@ -1,8 +1,13 @@
 """Fork and saved states: ``branch`` snapshots a slot and starts children from it.
 
-The parent is cloned under its own lock (queued like any work on it), the children are
-cloned from the snapshot with no lock held, and the host lock is taken only to reserve
-quota and to record the state and children: a busy parent delays its own fork, nothing else.
+The parent is copied under its own lock (queued like any work on it) and the host lock is
+taken only to reserve quota and to record the state and children: a busy parent delays its
+own fork, nothing else. With desktop workers, the children are copy-on-write forks of the
+parent's worker (``os.fork`` in the worker, each child re-parented to the zygote and put in
+its own cgroups): no desktop is serialised, the children share the parent's pages until
+they write. The saved state is one more such copy, kept idle in a worker of its own (its
+keeper): reset from the state (start states) and a later branch copy it the same way.
+In-process hosts clone the desktop (a deep copy) for the state and each child.
 """
 
 from __future__ import annotations
@@ -10,17 +15,18 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
+from . import work
 from .errors import conflict, not_found
 from .slots import SavedState, Slot
+from .workers import Station, Worker, WorkerLost
 
 if TYPE_CHECKING:
-    from .desktop import Desktop
     from .host import Host
 
-__all__ = ["branch", "delete_state", "get_state", "list_states", "start_desktop"]
+__all__ = ["branch", "delete_state", "get_state", "list_states", "restore", "start_state"]
 
 
 def branch(
@@ -40,16 +46,20 @@ def branch(
             ws = host.ensure_ws(workspace)
             host.workspaces.reserve(ws, n, states=1)
         try:
-            with parent.work(host.config.slot_queue) as desktop:
-                snapshot = desktop.clone()
+            failed = [
+                host.faults.roll("fork_child_fail", host.faults.spec.fork_child_fail)
+                for _ in range(n)
+            ]
+            keeper, stations = _copies(host, parent, workspace, failed.count(False))
             children: list[tuple[Slot | None, str]] = []
-            for _ in range(n):
+            for fails in failed:
                 child_id = "slot_" + secrets.token_hex(6)
-                if host.faults.roll("fork_child_fail", host.faults.spec.fork_child_fail):
+                if fails:
                     children.append((None, child_id))
                     continue
                 child = host.new_slot(
-                    workspace, parent.task, snapshot.clone(), ttl, parent=parent.id
+                    workspace, parent.task, stations.pop(), (parent.width, parent.height), ttl,
+                    parent=parent.id,
                 )
                 children.append((child, child.id))
         finally:
@@ -61,7 +71,8 @@ def branch(
                 workspace=workspace,
                 slot_id=parent.id,
                 task=parent.task,
-                desktop=snapshot,
+                size=(parent.width, parent.height),
+                keeper=keeper,
                 delete_with_children=delete_with_children,
                 expires_at=time.time() + host.config.state_idle_ttl_s,
                 idle_ttl_s=host.config.state_idle_ttl_s,
@@ -81,15 +92,16 @@ def branch(
                 replies.append(P.ChildReply(id=slot.id, state=P.CHILD_RUNNING))
             if delete_with_children and not state.children:
                 del ws.states[state.id]
+                state.drop()
             return P.BranchReply(state=state.id, children=tuple(replies))
 
     reply: P.BranchReply = store.run(key, fingerprint, make)
     return reply
 
 
-def start_desktop(host: Host, slot: Slot, state_id: str) -> Desktop:
-    """The desktop of the saved state ``state_id`` that ``slot`` may reset to: 404 when the
-    workspace has no such state, 409 when it was saved from another task or screen size."""
+def start_state(host: Host, slot: Slot, state_id: str) -> SavedState:
+    """The saved state ``state_id`` that ``slot`` may reset to: 404 when the workspace has
+    no such state, 409 when it was saved from another task or screen size."""
     with host._lock:
         ws = host.ws(slot.workspace)
         state = ws.states.get(state_id) if ws else None
@@ -102,15 +114,63 @@ def start_desktop(host: Host, slot: Slot, state_id: str) -> Desktop:
                 P.ErrorDetails(state=state_id),
             )
         state.touch()  # a state in use is not idle
-        desktop = state.desktop
-    size = (desktop.width, desktop.height)
-    if size != (slot.desktop.width, slot.desktop.height):
+    if state.size != (slot.width, slot.height):
         raise conflict(
-            f"state {state_id} is a {size[0]}x{size[1]} desktop, this slot's is "
-            f"{slot.desktop.width}x{slot.desktop.height}",
+            f"state {state_id} is a {state.size[0]}x{state.size[1]} desktop, this slot's is "
+            f"{slot.width}x{slot.height}",
             P.ErrorDetails(state=state_id),
         )
-    return desktop
+    return state
+
+
+def _copies(
+    host: Host, parent: Slot, workspace: str, n: int
+) -> tuple[Station | Worker, list[Station | Worker]]:
+    """The saved state's keeper and ``n`` stations holding copies of the parent's desktop
+    as it is now (with workers: ``n + 1`` forks of the parent's worker, the first kept)."""
+    with parent.work(host.config.slot_queue) as station:
+        if parent.lost is not None:
+            raise conflict(
+                f"slot {parent.id!r} lost its desktop ({parent.lost}); it cannot be forked",
+                P.ErrorDetails(slot=parent.id, reason=parent.lost),
+            )
+        if isinstance(station, Worker):
+            try:
+                keeper, *children = host.pool.fork(station, n + 1, workspace)
+            except WorkerLost as exc:
+                work.lose(host, parent, exc, "fork")
+                raise conflict(
+                    f"slot {parent.id!r} lost its desktop while forking ({exc.cause})",
+                    P.ErrorDetails(slot=parent.id, reason=parent.lost),
+                ) from None
+            return keeper, list(children)
+        snapshot = station.snapshot()
+    return _station(host, snapshot, parent), [
+        _station(host, snapshot.clone(), parent) for _ in range(n)
+    ]
+
+
+def _station(host: Host, desktop: Any, parent: Slot) -> Station:
+    out = Station(host.config.desktop_windows)
+    out.adopt(desktop, parent.task)
+    return out
+
+
+def restore(host: Host, state: SavedState, workspace: str) -> Station | Worker:
+    """A new station holding a copy of ``state``'s desktop (a fork of its keeper's worker,
+    or a clone in-process); 409 when the state's worker is gone."""
+    keeper = state.keeper
+    if isinstance(keeper, Worker):
+        try:
+            return host.pool.fork(keeper, 1, workspace)[0]
+        except WorkerLost as exc:
+            raise conflict(
+                f"state {state.id} lost its desktop ({exc.cause}); delete it",
+                P.ErrorDetails(state=state.id),
+            ) from None
+    out = Station(host.config.desktop_windows)
+    out.adopt(keeper.snapshot(), state.task)
+    return out
 
 
 def list_states(host: Host, workspace: str) -> list[P.StateReply]:
@@ -133,6 +193,6 @@ def delete_state(host: Host, workspace: str, state_id: str) -> P.DeletedReply:
         ws = host.ws(workspace)
         if ws is None or state_id not in ws.states:
             raise not_found("state", state_id, P.ErrorDetails(state=state_id))
-        del ws.states[state_id]
+        ws.states.pop(state_id).drop()
     return P.DeletedReply(id=state_id, deleted=True)
 

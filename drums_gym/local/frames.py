@@ -101,6 +101,11 @@ class FrameCache:
         self._encoded.clear()
         self._raw = self._served_raw = self._scene = None
 
+    def forget_served(self) -> None:
+        """Forget only the frame last served (no delta against it): a fork child keeps
+        its parent's encoded frames, of the same desktop, but not its viewer."""
+        self._served_raw = None
+
     def shot(
         self,
         image: Any,

@@ -6,11 +6,19 @@ Everything here is plain Python and thread-safe; `drums_gym.local.app` maps it o
 for a slot or doing desktop work. Work on one desktop holds that slot's lock and runs
 under a work budget (:mod:`drums_gym.local.work`); fork and saved states are in
 :mod:`drums_gym.local.fork`.
+
+Each desktop lives in its own worker process (:mod:`drums_gym.local.workers`), forked
+from a pre-loaded zygote and confined by OS limits; this process keeps only the model.
+``in_process=True`` keeps the desktops in this process instead (unit tests that reach into
+a desktop's Python objects; no OS isolation).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import pickle
 import secrets
 import threading
 import time
@@ -22,12 +30,13 @@ from . import fork, work
 from .config import HostConfig
 from .desktop import Desktop
 from .episodes import Episode
-from .errors import HostError, not_found
+from .errors import HostError, not_found, overloaded
 from .faults import Faults
 from .frames import Frame
 from .leases import reap_all, sweep
 from .slots import Gone, SavedState, Slot
-from .tasks import CATALOG, Task, UnknownTask, get_task
+from .tasks import Task, UnknownTask, default_catalog, get_task
+from .workers import Pool, Station, Worker, WorkerLimits
 from .workspaces import Workspace, Workspaces, workspace_of
 
 __all__ = ["Host", "HostConfig", "SavedState", "Slot", "workspace_of"]
@@ -43,6 +52,7 @@ class Host:
     'valid'
     >>> host.delete_slot("default", slot.id).deleted
     True
+    >>> host.close()
     """
 
     def __init__(
@@ -51,13 +61,79 @@ class Host:
         faults: Faults | None = None,
         seed: int = 0,
         catalog: Mapping[str, Task] | None = None,
+        in_process: bool = False,
     ) -> None:
         self.config = config or HostConfig()
+        #: no os.fork (Windows): the desktops stay in this process (no OS isolation)
+        self.in_process = in_process or not hasattr(os, "fork")
         #: the tasks this host serves (default: the bundled ones and ``$DRUMS_LOCAL_TASKS``)
-        self.catalog: Mapping[str, Task] = CATALOG if catalog is None else catalog
+        self.catalog: Mapping[str, Task] = default_catalog() if catalog is None else catalog
         self.faults = faults or Faults(seed=seed)
         self._lock = threading.RLock()
         self.workspaces = Workspaces(self.config)
+        self._pool: Pool | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ workers
+    @property
+    def pool(self) -> Pool:
+        """This host's desktop workers (started with the first desktop)."""
+        with self._lock:
+            if self._closed:
+                raise overloaded("the host is stopping", self.config.capacity_retry_after_s)
+            if self._pool is None:
+                cfg = self.config
+                self._pool = Pool(
+                    WorkerLimits(cfg.desktop_memory_bytes, cfg.desktop_files,
+                                 cfg.desktop_windows, rlimit_memory=False),
+                    cfg.desktop_processes,
+                    cfg.desktop_reply_bytes,
+                )
+            return self._pool
+
+    @functools.cached_property
+    def shell(self) -> str:
+        """The shell backend of this host's desktops, ``sandbox`` or ``simulated`` (resolved
+        once: ``auto`` probes the machine)."""
+        return self.config.shell_backend()
+
+    @property
+    def isolation(self) -> str:
+        """What isolates desktops: ``in_process`` (none), or worker processes limited by
+        ``cgroup`` or ``rlimit`` (never starts anything)."""
+        if self.in_process:
+            return "in_process"
+        pool = self._pool
+        return pool.isolation if pool is not None else "pending"
+
+    def start_workers(self) -> None:
+        """Start the worker pool (and the zygote, warming in the background) now rather
+        than with the first desktop; nothing for in-process hosts."""
+        if not self.in_process:
+            self.pool  # noqa: B018  (the property starts it)
+
+    def new_station(self, workspace: str) -> Station | Worker:
+        """Where a new desktop will live: a fresh worker (or a Station in this process)."""
+        if self.in_process:
+            return Station(self.config.desktop_windows)
+        return self.pool.spawn(workspace)
+
+    def close(self) -> None:
+        """End every desktop's worker and this host's use of the zygote (idempotent)."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    def inspect_desktop(self, workspace: str, slot_id: str) -> Desktop:
+        """A copy of a slot's desktop as Python objects (tests, debugging; slow in a worker;
+        the simulated shell backend only: a sandbox desktop holds its programs' sockets)."""
+        slot = self.slot(workspace, slot_id)
+        with slot.work(self.config.slot_queue):
+            if isinstance(slot.station, Worker):
+                return pickle.loads(slot.run("pickled", deadline_s=60.0))
+            return slot.run("snapshot")
 
     @property
     def _workspaces(self) -> dict[str, Workspace]:
@@ -105,12 +181,17 @@ class Host:
     def new_episode(self, task: Task, number: int) -> Episode:
         return Episode.start(number, task.gates, self.config.gate_delay_s, self.faults)
 
-    def new_slot(self, workspace: str, task: Task, desktop: Desktop, ttl: float, **kw: Any) -> Slot:
+    def new_slot(
+        self, workspace: str, task: Task, station: Station | Worker, size: tuple[int, int],
+        ttl: float, **kw: Any,
+    ) -> Slot:
         return Slot(
             id="slot_" + secrets.token_hex(6),
             workspace=workspace,
             task=task,
-            desktop=desktop,
+            station=station,
+            width=size[0],
+            height=size[1],
             episode=self.new_episode(task, 1),
             ttl_s=ttl,
             expires_at=time.time() + ttl,
@@ -121,6 +202,9 @@ class Host:
         """Expire leases over every workspace (the reaper thread calls this)."""
         with self._lock:
             reap_all(self.workspaces)
+            pool = self._pool
+        if pool is not None:
+            pool.sweep()  # killed workers' remains, outside the host lock
 
     # ------------------------------------------------------------------ host
     def info(self, workspace: str) -> P.HostReply:
@@ -163,9 +247,13 @@ class Host:
                 ws = self.ensure_ws(workspace)
                 self.workspaces.reserve(ws, 1)
             try:  # the desktop is built outside the host lock
-                desktop = work.fresh_desktop(self, width, height, body.randomize)
-                slot = self.new_slot(workspace, task, desktop, ttl)
-                work.setup(self, slot)
+                station = work.fresh_station(self, workspace)
+                slot = self.new_slot(workspace, task, station, (width, height), ttl)
+                try:
+                    work.setup(self, slot, body.randomize)
+                except BaseException:
+                    slot.stop("setup failed")
+                    raise
             finally:
                 with self._lock:
                     self.workspaces.release(ws, 1)
@@ -194,13 +282,16 @@ class Host:
         return slot.public()
 
     def delete_slot(self, workspace: str, slot_id: str) -> P.DeletedReply:
-        """Delete a slot; work running on it stops at its next budget check."""
+        """Delete a slot: work running on it stops, and the reply waits (a bounded time)
+        until its worker has closed the desktop, so no program of it is left."""
         with self._lock:
             ws = self.ws(workspace)
             slot = ws.slots.get(slot_id) if ws else None
             if ws is None or slot is None:
                 raise not_found("slot", slot_id, P.ErrorDetails(slot=slot_id))
             self.workspaces.drop(ws, slot, P.SLOT_DELETED)
+        if isinstance(slot.station, Worker):
+            slot.station.finish()  # outside the host lock
         return P.DeletedReply(id=slot_id, deleted=True)
 
     def extend_lease(self, workspace: str, slot_id: str, body: P.LeaseBody) -> P.SlotReply:
@@ -249,7 +340,8 @@ class Host:
         state_id = body.state
         if state_id is None:
             return work.reset(self, slot, randomize)
-        return work.reset(self, slot, randomize, start=fork.start_desktop(self, slot, state_id))
+        state = fork.start_state(self, slot, state_id)
+        return work.reset(self, slot, randomize, start=fork.restore(self, state, workspace))
 
     # ------------------------------------------------------------------ fork, saved states
     def branch(

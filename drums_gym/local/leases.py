@@ -35,7 +35,7 @@ def sweep(workspaces: Workspaces, ws: Workspace, now: float | None = None) -> No
     for slot in [s for s in ws.slots.values() if s.expires_at <= now]:
         expire(workspaces, ws, slot.id)
     for state in [s for s in ws.states.values() if s.expires_at <= now]:
-        del ws.states[state.id]
+        ws.states.pop(state.id).drop()
     while ws.gone:
         sid, (at, _) = next(iter(ws.gone.items()))
         if at + GONE_KEEP_S > now:

@@ -52,6 +52,8 @@ class LocalHost:
         tokens: bearer tokens accepted; none means any (no token is workspace ``default``).
         faults: a fault spec string or :class:`FaultSpec` (see :mod:`drums_gym.local.faults`).
         seed: seed of the fault rolls and desktops.
+        in_process: keep the desktops in this process instead of one worker process each
+            (for tests that reach into a desktop's objects; no OS isolation).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class LocalHost:
         faults: FaultSpec | str | None = None,
         seed: int = 0,
         catalog: Mapping[str, Task] | None = None,
+        in_process: bool = False,
     ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise ValueError(f"port must be an int in [0, 65535], got {port!r}")
@@ -78,7 +81,9 @@ class LocalHost:
         tokens = tuple(tokens)
         if not all(isinstance(t, str) and t for t in tokens):
             raise ValueError("tokens must be non-empty strings")  # never echo a token
-        self.model = Host(config, Faults(faults, seed=seed), seed=seed, catalog=catalog)
+        self.model = Host(
+            config, Faults(faults, seed=seed), seed=seed, catalog=catalog, in_process=in_process
+        )
         self.app = create_app(self.model, tokens)
         self.bind_host = host
         self._port = port
@@ -100,6 +105,7 @@ class LocalHost:
 
         if self._thread is not None:
             return self
+        self.model.start_workers()  # the zygote warms up while the server starts
         family = socket.AF_INET6 if ":" in self.bind_host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -155,6 +161,7 @@ class LocalHost:
         if self._socket is not None:
             self._socket.close()
         self._server = self._thread = self._socket = None
+        self.model.close()
 
     def __enter__(self) -> LocalHost:
         return self.start()

@@ -2,8 +2,11 @@
 
 A slot serialises the work on its desktop: :meth:`Slot.work` queues a request for the
 slot's lock (at most ``slot_queue`` waiting, then 429), refuses it once the slot is deleted
-(409, also for requests that were queued behind the deletion), and :meth:`Slot.budgeted`
-runs the work under a budget that deleting the slot cancels.
+(409, also for requests that were queued behind the deletion), and :meth:`Slot.run` runs one
+operation of its :class:`~drums_gym.local.workers.Station`: in the slot's worker process
+(a :class:`~drums_gym.local.workers.Worker`, with a deadline), or in this process under a
+budget that deleting the slot cancels (``in_process`` hosts). Deleting a slot kills its
+worker.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import protocol as P
 from .budget import Budget, Limits, running
-from .desktop import Desktop
 from .episodes import Episode
 from .errors import conflict, overloaded
-from .frames import FrameCache
 from .tasks import Task
+from .workers import Station, Worker
 
 __all__ = ["STATE_SIZE_BYTES", "Gone", "SavedState", "Slot"]
 
@@ -37,7 +40,9 @@ class Slot:
     id: str
     workspace: str
     task: Task
-    desktop: Desktop
+    station: Station | Worker  # where the desktop is: this process, or its worker
+    width: int
+    height: int
     episode: Episode
     ttl_s: float
     expires_at: float
@@ -47,11 +52,21 @@ class Slot:
     state: str = P.SLOT_RUNNING  # running | deleted
     deleted_reason: str | None = None
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-    epoch: int = 0  # bumped when reset replaces the desktop: frame tokens never repeat
-    frames: FrameCache = field(default_factory=FrameCache, repr=False)
+    lost: str | None = None  # why the desktop is gone while the slot is not (worker died)
     budget: Budget | None = field(default=None, repr=False)
     _waiting: int = field(default=0, repr=False)
     _queue: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def desktop(self) -> Any:
+        """The desktop's Python object, in in-process hosts only (a worker's desktop is in
+        another process: :meth:`Host.inspect_desktop` gives a copy of it)."""
+        if isinstance(self.station, Worker):
+            raise AttributeError(
+                f"slot {self.id!r}'s desktop is in its worker process (pid "
+                f"{self.station.pid}); Host.inspect_desktop gives a copy"
+            )
+        return self.station.desktop
 
     def deleted_error(self) -> Exception:
         """409: the slot is deleted (and why)."""
@@ -61,7 +76,7 @@ class Slot:
         )
 
     @contextmanager
-    def work(self, max_queued: int) -> Iterator[Desktop]:
+    def work(self, max_queued: int) -> Iterator[Station | Worker]:
         """Hold the slot's lock for one request's work on its desktop."""
         with self._queue:
             if self._waiting >= max_queued:
@@ -78,11 +93,25 @@ class Slot:
         try:
             if self.state != P.SLOT_RUNNING:
                 raise self.deleted_error()
-            yield self.desktop
+            yield self.station
         finally:
-            if self.state != P.SLOT_RUNNING:
-                self.desktop.close()  # deleted while this work ran: its programs end now
+            if self.state != P.SLOT_RUNNING and isinstance(self.station, Station):
+                self.station.close()  # deleted while this work ran: its programs end now
             self.lock.release()
+
+    def run(
+        self, op: str, *args: Any, limits: Limits | None = None, deadline_s: float | None = None
+    ) -> Any:
+        """Run the station's ``op`` (held under :meth:`work`): budgeted by ``limits``; in a
+        worker, killed at ``deadline_s`` (:class:`~drums_gym.local.workers.WorkerTimeout`)."""
+        station = self.station
+        if isinstance(station, Worker):
+            return station.call(op, args, limits, deadline_s)
+        method = getattr(station, op)
+        if limits is None:
+            return method(*args)
+        with self.budgeted(limits):
+            return method(*args)
 
     @contextmanager
     def budgeted(self, limits: Limits) -> Iterator[Budget]:
@@ -97,14 +126,17 @@ class Slot:
             self.budget = None
 
     def stop(self, reason: str) -> None:
-        """Mark the slot deleted and stop its running work at the next budget check."""
+        """Mark the slot deleted and stop its running work: kill its worker, or (in this
+        process) cancel the budget at its next check."""
         self.state, self.deleted_reason = P.SLOT_DELETED, reason
         budget = self.budget
         if budget is not None:
             budget.cancel()
-        if self.lock.acquire(blocking=False):  # else the running work closes it as it ends
+        if isinstance(self.station, Worker):
+            self.station.end(reason)  # its desktop closes in the worker, or the worker dies
+        elif self.lock.acquire(blocking=False):  # else the running work closes it as it ends
             try:
-                self.desktop.close()  # the sandbox's programs and files go with the slot
+                self.station.close()  # the sandbox's programs and files go with the slot
             finally:
                 self.lock.release()
 
@@ -117,7 +149,7 @@ class Slot:
             created_at=self.created_at,
             expires_at=self.expires_at,
             ttl_s=self.ttl_s,
-            screen=P.ScreenSize(width=self.desktop.width, height=self.desktop.height),
+            screen=P.ScreenSize(width=self.width, height=self.height),
             parent=self.parent,
             saved_state=self.saved_state,
             episode=self.episode.public(),
@@ -132,7 +164,10 @@ class SavedState:
     workspace: str
     slot_id: str
     task: Task
-    desktop: Desktop
+    size: tuple[int, int]  # the desktop's screen (width, height)
+    #: where the snapshot lives: a worker of its own (a fork of the parent's, idle), or a
+    #: Station in in-process hosts; reset from this state and branch copy it
+    keeper: Station | Worker
     delete_with_children: bool
     expires_at: float
     idle_ttl_s: float
@@ -141,6 +176,13 @@ class SavedState:
 
     def touch(self) -> None:
         self.expires_at = time.time() + self.idle_ttl_s
+
+    def drop(self) -> None:
+        """The state is deleted: its snapshot's worker ends (cheap: under the host lock)."""
+        if isinstance(self.keeper, Worker):
+            self.keeper.end("the saved state was deleted")
+        else:
+            self.keeper.close()
 
     def public(self) -> P.StateReply:
         return P.StateReply(

@@ -1,40 +1,48 @@
 """Work on one desktop: actions, screenshots, accessibility, verify, reset, task setup.
 
 Each runs holding only its slot's lock (:meth:`Slot.work`: bounded queue, 409 once the
-slot is deleted), and agent-driven work (actions, setup, verify) runs under the work
-budget of the host's config (:mod:`drums_gym.local.budget`). An action whose work runs out
-of budget stops there and answers 200 with ``cut``; the episode goes on.
+slot is deleted) and is one operation of the slot's station (:meth:`Slot.run`), which runs
+in the slot's worker process. Agent-driven work (actions, setup, verify) runs there under
+the work budget of the host's config (:mod:`drums_gym.local.budget`), and every request to
+a worker has a deadline, the budget's seconds plus ``watchdog_grace_s``: at the deadline
+the host kills the worker (work in C that never checks its budget stops too).
+
+What a cut means:
+
+- an action whose work runs out of budget (or opens more than ``desktop_windows``
+  windows) stops there and answers 200 with ``cut``: the agent's own doing, the episode
+  goes on;
+- a setup or verify cut by its budget makes the episode invalid (``setup_cut``,
+  ``verify_cut``): a host limit is never a score;
+- a request past its deadline kills the worker: the episode is invalid with
+  ``action_timeout`` / ``setup_timeout`` / ``verify_timeout`` / ``screenshot_timeout``...,
+  and a worker that died (memory limit, crash) makes it invalid with ``desktop_lost``.
+  Either way the slot stays (answering ``409`` to desktop work) until reset or deleted.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
 from ..actions import ActionError
-from .budget import BudgetExceeded
-from .desktop import Desktop
-from .desktop.variation import rng_for, vary
 from .errors import HostError, conflict
 from .frames import Frame
-from .pycode import perform, plan_action
-from .scoring import score_episode
+from .pycode import plan_action
 from .slots import Slot
+from .workers import ACTION_GAP_S, Acted, Station, Verdict, Worker, WorkerLost, WorkerTimeout
 
 if TYPE_CHECKING:
     from .host import Host
 
 __all__ = [
-    "ACTION_GAP_S", "act", "action_log", "fresh_desktop", "reset", "screenshot", "setup", "verify",
+    "ACTION_GAP_S", "act", "action_log", "fresh_station", "reset", "screenshot", "setup",
+    "verify",
 ]
 
-#: desktop time that passes between two action requests
-ACTION_GAP_S = 1.0
-
-
-def _cut(exc: BudgetExceeded) -> P.CutReply:
-    return P.CutReply(kind=exc.kind, detail=str(exc))
+log = logging.getLogger("drums_gym.local")
 
 
 def _invalid_action(exc: ActionError) -> HostError:
@@ -42,27 +50,75 @@ def _invalid_action(exc: ActionError) -> HostError:
     return HostError(422, P.CODE_INVALID_ACTION, str(exc), details)
 
 
-def fresh_desktop(
-    host: Host, width: int, height: int, randomize: P.Randomize | None = None
-) -> Desktop:
-    """A new desktop for a slot, before its task's setup: the original one, or with
-    ``randomize`` (``{"seed": k}``) varied by that seed (:mod:`.desktop.variation`)."""
-    desktop = Desktop(width=width, height=height, seed=host.faults.seed,
-                      shell=host.config.shell_backend())
-    if randomize is not None:
-        vary(desktop, rng_for(randomize.seed))
-    return desktop
+def _deadline(host: Host) -> float:
+    return host.config.action_seconds + host.config.watchdog_grace_s
 
 
-def setup(host: Host, slot: Slot) -> None:
-    """Run the task's setup on the slot's desktop under a budget (a cut setup is a host
-    failure: the episode is invalid with reason ``setup_cut``)."""
+def lose(host: Host, slot: Slot, exc: WorkerLost, what: str) -> None:
+    """The slot's worker is gone: its episode is invalid (``<what>_timeout`` when the
+    watchdog killed it, else ``desktop_lost``), and the host logs why."""
+    if slot.state != P.SLOT_RUNNING:
+        raise slot.deleted_error() from None
+    reason = f"{what}_timeout" if isinstance(exc, WorkerTimeout) else P.INVALID_DESKTOP_LOST
+    slot.lost = reason
+    if isinstance(slot.station, Worker):
+        slot.station.end(reason)  # its socket and cgroups are released by the pool
+    slot.episode.invalidate(reason)
+    log.warning(
+        "drums-gym local host: slot %s lost its desktop during %s (%s); episode %s is "
+        "invalid (%s)", slot.id, what, exc.cause, slot.episode.id, reason,
+    )
+
+
+def _live(slot: Slot) -> None:
+    if slot.lost is not None:
+        raise conflict(
+            f"slot {slot.id!r} lost its desktop ({slot.lost}); reset or delete it",
+            P.ErrorDetails(slot=slot.id, reason=slot.lost, episode=slot.episode.public()),
+        )
+
+
+def fresh_station(host: Host, workspace: str) -> Station | Worker:
+    """A station with no desktop yet: a new worker, or (in-process hosts) a Station."""
+    return host.new_station(workspace)
+
+
+def retire(station: Station | Worker, reason: str) -> None:
+    """A station the slot no longer uses: its worker ends, or its desktop closes."""
+    if isinstance(station, Worker):
+        station.end(reason)
+    else:
+        station.close()
+
+
+def setup(host: Host, slot: Slot, randomize: P.Randomize | None = None) -> None:
+    """Make the slot's desktop and run its task's setup, under a budget and a deadline
+    (a cut setup is a host failure: the episode is invalid with reason ``setup_cut``)."""
     try:
-        with slot.budgeted(host.config.limits()):
-            slot.task.setup(slot.desktop)
-    except BudgetExceeded:
-        slot.episode.invalidate("setup_cut")
-    slot.desktop.take_incidents()
+        slot.run(
+            "create", slot.task, slot.width, slot.height, host.faults.seed, randomize,
+            host.shell, deadline_s=_deadline(host),
+        )
+        cut = slot.run("setup", limits=host.config.limits(), deadline_s=_deadline(host))
+    except WorkerLost as exc:
+        lose(host, slot, exc, "setup")
+        return
+    if cut is not None:
+        slot.episode.invalidate(P.INVALID_SETUP_CUT)
+
+
+def _shown(host: Host, code: str) -> str:
+    """The code as its log entry keeps it (at most ``log_code_chars``, then a marker)."""
+    keep = host.config.log_code_chars
+    return code if len(code) <= keep else code[:keep] + f"... [{len(code)} characters]"
+
+
+def _log(host: Host, slot: Slot, entry: P.ActionLogEntry) -> None:
+    """Append to the episode's action log, which keeps the last ``action_log_entries``."""
+    log = slot.episode.log
+    log.append(entry)
+    if len(log) > host.config.action_log_entries:
+        del log[0]
 
 
 def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
@@ -74,9 +130,9 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
         plan = plan_action(code)
     except ActionError as exc:
         with slot.work(host.config.slot_queue):
-            _log_rejected(slot, code, exc)
+            _log_rejected(host, slot, code, exc)
         raise _invalid_action(exc) from None
-    with slot.work(host.config.slot_queue) as desktop:
+    with slot.work(host.config.slot_queue):
         episode = slot.episode
         episode.refresh()
         if episode.status == P.EPISODE_INVALID:
@@ -88,25 +144,26 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
         started, applied, runner = time.time(), 0, None
         cut: P.CutReply | None = None
         action_error: str | None = None
+        shell = host.shell
         incidents: list[tuple[str, str]] = []
         if plan.control is not None:
             episode.last_action = plan.control
         else:
             runner = plan.runner
             try:
-                with slot.budgeted(host.config.limits()):
-                    desktop.advance(ACTION_GAP_S)  # separate requests are never a double-click
-                    try:
-                        outcome = perform(plan, desktop)
-                    except ActionError as exc:
-                        _log_rejected(slot, code, exc)
-                        raise _invalid_action(exc) from None
-                    applied, action_error = outcome.applied, outcome.action_error
-            except BudgetExceeded as exc:
-                if slot.state != P.SLOT_RUNNING:
-                    raise slot.deleted_error() from None
-                cut = _cut(exc)
-            incidents = desktop.take_incidents()
+                done: Acted = slot.run(
+                    "act", plan, limits=host.config.limits(), deadline_s=_deadline(host)
+                )
+            except ActionError as exc:
+                _log_rejected(host, slot, code, exc)
+                raise _invalid_action(exc) from None
+            except WorkerLost as exc:
+                lose(host, slot, exc, "action")
+                done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], shell)
+            if done.cut is not None and slot.state != P.SLOT_RUNNING:
+                raise slot.deleted_error()
+            applied, action_error, cut = done.applied, done.action_error, done.cut
+            incidents, shell = done.incidents, done.shell
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
         with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
@@ -114,9 +171,9 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
             state = ws.states.get(slot.saved_state or "") if ws else None
             if state is not None:
                 state.touch()  # a state in use is not idle
-        episode.log.append(P.ActionLogEntry(
-            code=code, applied=applied, t=started, control=plan.control, runner=runner,
-            action_error=action_error, cut=cut,
+        _log(host, slot, P.ActionLogEntry(
+            code=_shown(host, code), applied=applied, t=started, control=plan.control,
+            runner=runner, action_error=action_error, cut=cut,
         ))
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
@@ -127,44 +184,50 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
             cut=cut,
             action_error=action_error,
             runner=runner,
-            shell=desktop.shell,
+            shell=shell,
         )
 
 
-def _log_rejected(slot: Slot, code: str, exc: ActionError) -> None:
+def _log_rejected(host: Host, slot: Slot, code: str, exc: ActionError) -> None:
     """(under the slot's lock) A refused action in the episode's log, with the reason (the
     live view shows it, marked); it is no action of the episode (``actions`` not counted)."""
-    slot.episode.log.append(P.ActionLogEntry(code=code, t=time.time(), error=str(exc)))
+    _log(host, slot, P.ActionLogEntry(code=_shown(host, code), t=time.time(), error=str(exc)))
 
 def action_log(host: Host, slot: Slot) -> P.ActionLog:
     with slot.work(host.config.slot_queue):
         return P.ActionLog(episode=slot.episode.id, actions=tuple(slot.episode.log))
 
 
+def _plain(host: Host, slot: Slot, what: str, op: str, *args: Any) -> Any:
+    """An unbudgeted request (screenshot, accessibility) under the watchdog."""
+    _live(slot)
+    try:
+        return slot.run(op, *args, deadline_s=_deadline(host))
+    except WorkerLost as exc:
+        lose(host, slot, exc, what)
+    _live(slot)
+
+
 def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Frame:
-    """The screen as PNG or raw RGB; with ``since``, a raw reply is a delta."""
-    with slot.work(host.config.slot_queue) as desktop:
+    """The screen as PNG or raw RGB (encoded in the worker); with ``since``, a raw reply
+    is a delta."""
+    with slot.work(host.config.slot_queue):
         slot.episode.refresh()
-        return slot.frames.shot(
-            desktop.render,
-            desktop.frame,
-            f"{slot.epoch}.{desktop.frame}",
-            fmt,
-            (desktop.width, desktop.height),
-            slot.episode.status,
-            since,
-            desktop.layers,
-        )
+        frame: Frame = _plain(host, slot, "screenshot", "screenshot", fmt, since,
+                              slot.episode.status)
+        return frame
 
 
 def accessibility(host: Host, slot: Slot) -> P.AccessibilityReply:
-    with slot.work(host.config.slot_queue) as desktop:
-        return P.AccessibilityReply(format=P.A11Y_FORMAT, tree=desktop.accessibility())
+    with slot.work(host.config.slot_queue):
+        tree: P.AccessibilityReply = _plain(host, slot, "accessibility", "accessibility")
+        return tree
 
 
 def verify(host: Host, slot: Slot, strict: bool) -> P.VerifyReply:
-    """Judge the episode now (the app waits for pending gates before calling this)."""
-    with slot.work(host.config.slot_queue) as desktop:
+    """Judge the episode now (the app waits for pending gates before calling this). A
+    check cut by a host limit makes the episode invalid, never a valid 0."""
+    with slot.work(host.config.slot_queue):
         episode = slot.episode
         episode.refresh()
         valid = episode.status == P.EPISODE_VALID
@@ -174,14 +237,22 @@ def verify(host: Host, slot: Slot, strict: bool) -> P.VerifyReply:
                 + (f" ({episode.invalid_reason})" if episode.invalid_reason else ""),
                 P.ErrorDetails(episode=episode.public()),
             )
-        cut = None
-        try:
-            with slot.budgeted(host.config.limits()):
-                score = score_episode(slot.task, desktop, episode.last_action)
-        except BudgetExceeded as exc:
+        cut, score, shell = None, 0.0, host.shell
+        if slot.lost is None:
+            try:
+                done: Verdict = slot.run(
+                    "verify", episode.last_action, limits=host.config.limits(),
+                    deadline_s=_deadline(host),
+                )
+                score, cut, shell = done.score, done.cut, done.shell
+            except WorkerLost as exc:
+                lose(host, slot, exc, "verify")
+                cut = P.CutReply(kind=P.CUT_LOST, detail=str(exc))
+        if cut is not None:
             if slot.state != P.SLOT_RUNNING:
-                raise slot.deleted_error() from None
-            score, cut = 0.0, _cut(exc)
+                raise slot.deleted_error()
+            episode.invalidate(P.INVALID_VERIFY_CUT)
+            score, valid = 0.0, False
         episode.score = score if valid else None  # the live view's verdict
         return P.VerifyReply(
             valid=valid,
@@ -190,7 +261,7 @@ def verify(host: Host, slot: Slot, strict: bool) -> P.VerifyReply:
             episode_id=episode.id,
             gates=tuple(g.public() for g in episode.gates),
             cut=cut,
-            shell=desktop.shell,
+            shell=shell,
         )
 
 
@@ -198,20 +269,26 @@ def reset(
     host: Host,
     slot: Slot,
     randomize: P.Randomize | None = None,
-    start: Desktop | None = None,
+    start: Station | Worker | None = None,
 ) -> P.SlotReply:
-    """A fresh desktop (varied by ``randomize``, see `fresh_desktop`) and a new episode of
-    the same task; with ``start`` (a saved state's desktop, already set up), a copy of it
-    instead, as a fork child starts from one."""
-    with slot.work(host.config.slot_queue) as old:
-        if start is None:
-            slot.desktop = fresh_desktop(host, old.width, old.height, randomize)
-        else:
-            slot.desktop = start.clone()
-        old.close()
-        slot.epoch += 1
-        slot.frames.clear()
-        slot.episode = host.new_episode(slot.task, slot.episode.number + 1)
-        if start is None:
-            setup(host, slot)
-        return slot.public()
+    """A fresh desktop (varied by ``randomize``) and a new episode of the same task; with
+    ``start`` (a station holding a copy of a saved state's desktop, already set up:
+    `fork.restore`), that desktop instead, as a fork child starts from one. A slot that
+    lost its desktop gets a new worker."""
+    pending = start  # retired here unless the slot takes it
+    try:
+        with slot.work(host.config.slot_queue):
+            if start is not None:
+                old, slot.station, pending = slot.station, start, None
+                retire(old, "reset from a saved state")
+                slot.lost = None
+            elif slot.lost is not None:
+                slot.station = fresh_station(host, slot.workspace)
+                slot.lost = None
+            slot.episode = host.new_episode(slot.task, slot.episode.number + 1)
+            if start is None:
+                setup(host, slot, randomize)
+            return slot.public()
+    finally:
+        if pending is not None:
+            retire(pending, "the slot was not reset")

@@ -124,7 +124,7 @@ class Workspaces:
         if state is not None:
             state.children.discard(slot.id)
             if state.delete_with_children and not state.children:
-                del ws.states[state.id]
+                ws.states.pop(state.id).drop()
 
     def reserve(self, ws: Workspace, desktops: int, states: int = 0) -> None:
         """Check the quotas for ``desktops`` more (and ``states`` more saved states) and hold

@@ -356,10 +356,12 @@ class HostReply:
 
 @dataclass(frozen=True, kw_only=True)
 class HealthReply:
-    """``GET /healthz``: the host is up, and which shell backend it runs."""
+    """``GET /healthz``: the host is up, which shell backend it runs, and what isolates its
+    desktops (``cgroup``, ``rlimit``, ``in_process`` or ``pending``)."""
 
     ok: bool = True
     shell: str | None = None
+    isolation: str | None = None
 
 
 # --- errors ----------------------------------------------------------------------------------

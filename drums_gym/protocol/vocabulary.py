@@ -30,6 +30,7 @@ __all__ = [
     "CODE_TOO_LARGE",
     "CODE_UNAUTHORIZED",
     "CONTROL_WORDS",
+    "CUT_LOST",
     "DONE",
     "EPISODE_INVALID",
     "EPISODE_PENDING",
@@ -52,6 +53,9 @@ __all__ = [
     "H_SCREEN_HEIGHT",
     "H_SCREEN_WIDTH",
     "H_USER_AGENT",
+    "INVALID_DESKTOP_LOST",
+    "INVALID_SETUP_CUT",
+    "INVALID_VERIFY_CUT",
     "LAST_ACTION_CODE",
     "LEASE_SUFFIX",
     "MAX_SEED",
@@ -222,6 +226,13 @@ CHILD_FAILED = "failed"
 EPISODE_PENDING = "pending"
 EPISODE_VALID = "valid"
 EPISODE_INVALID = "invalid"
+
+#: invalid reasons the local host adds to the gates' and faults' (docs/http-api.md)
+INVALID_SETUP_CUT = "setup_cut"
+INVALID_VERIFY_CUT = "verify_cut"
+INVALID_DESKTOP_LOST = "desktop_lost"
+#: ``cut.kind`` of work whose desktop's worker was lost meanwhile
+CUT_LOST = "lost"
 
 CODE_UNAUTHORIZED = "unauthorized"
 CODE_QUOTA_EXCEEDED = "quota_exceeded"

@@ -233,7 +233,7 @@ def test_the_setup_makes_the_same_files_on_a_randomized_desktop():
         seed = None if randomize is None else P.Randomize(**randomize)
         slot_id = host.create_slot("default", P.CreateSlotBody(task=task, randomize=seed)).id
         try:
-            desk = host._workspaces["default"].slots[slot_id].desktop
+            desk = host.inspect_desktop("default", slot_id)
             now = desk.fs.clock.now()
             out: dict[str, tuple] = {}
             for top, dirs, files in desk.fs.walk("/"):

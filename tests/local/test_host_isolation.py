@@ -1,7 +1,9 @@
 """Desktops cannot stall each other or the host (issue 11, items 2 and 11).
 
 A slot is held busy by an action whose desktop work blocks on a ``threading.Event`` (the
-desktop's ``apply`` is patched in this in-process host); everything the test asserts
+desktop's ``apply`` is patched, so these hosts keep their desktops in this process:
+``in_process=True``; tests/local/test_workers.py holds the same lines against worker
+processes); everything the test asserts
 happens while that work is still running, before the event is set: ordering, not timing.
 """
 
@@ -86,7 +88,9 @@ class Background:
 
 @pytest.fixture
 def two(make_host) -> Iterator[tuple[LocalHost, httpx.Client, httpx.Client]]:
-    server = make_host(HostConfig(gate_delay_s=0.0, action_seconds=60, action_steps=10**12))
+    server = make_host(
+        HostConfig(gate_delay_s=0.0, action_seconds=60, action_steps=10**12), in_process=True
+    )
     with (
         httpx.Client(
             base_url=server.url, timeout=TIMEOUT, headers={"Authorization": "Bearer a"}
@@ -123,7 +127,8 @@ def test_a_busy_slots_fork_does_not_freeze_the_host(two, monkeypatch):
     fork = Background(lambda: a.post(f"/v1/slots/{busy}/branch", json={"n": 1}))
     _wait_for(lambda: _slot_object(server, busy)._waiting == 1, "the fork queued on its parent")
     try:
-        assert a.get("/healthz").json() == {"ok": True, "shell": "simulated"}
+        health = a.get("/healthz").json()
+        assert (health["ok"], health["shell"]) == (True, "simulated")
         assert b.get(f"/v1/slots/{other}/screenshot").status_code == 200
         assert b.get("/v1/host").status_code == 200
         third = b.post("/v1/slots", json={"task": "e0df059f"})  # needs the host lock
@@ -177,7 +182,9 @@ def test_deleting_a_slot_stops_its_running_work(two, monkeypatch):
 
 
 def test_work_out_of_budget_is_cut_and_the_episode_goes_on(make_host, monkeypatch):
-    server = make_host(HostConfig(gate_delay_s=0.0, action_steps=10_000, action_seconds=60))
+    server = make_host(
+        HostConfig(gate_delay_s=0.0, action_steps=10_000, action_seconds=60), in_process=True
+    )
     hold = Hold(monkeypatch, charging=True)
     with httpx.Client(base_url=server.url, timeout=TIMEOUT) as http:
         sid = _create(http)
@@ -196,7 +203,9 @@ def test_work_out_of_budget_is_cut_and_the_episode_goes_on(make_host, monkeypatc
 
 
 def test_a_busy_slot_queues_at_most_slot_queue_requests(make_host, monkeypatch):
-    server = make_host(HostConfig(gate_delay_s=0.0, slot_queue=2, action_seconds=60))
+    server = make_host(
+        HostConfig(gate_delay_s=0.0, slot_queue=2, action_seconds=60), in_process=True
+    )
     hold = Hold(monkeypatch)
     with httpx.Client(base_url=server.url, timeout=TIMEOUT) as http:
         sid = _create(http)
@@ -220,7 +229,9 @@ def test_a_busy_slot_queues_at_most_slot_queue_requests(make_host, monkeypatch):
         http.delete(f"/v1/slots/{sid}")
 
 
-def test_a_5xx_is_logged_with_its_traceback(local_host, monkeypatch, caplog):
+def test_a_5xx_is_logged_with_its_traceback(make_host, monkeypatch, caplog):
+    local_host = make_host(in_process=True)
+
     def broken(self: Desktop) -> Any:
         raise RuntimeError("planted host bug")
 

@@ -80,7 +80,7 @@ def test_a_lying_content_length_is_not_held_open(tight):
             b'Content-Length: 500\r\n\r\n{"task": '
         )
         healthy = httpx.get(tight.url + "/healthz").json()
-        assert healthy == {"ok": True, "shell": "simulated"}, "others go on"
+        assert (healthy["ok"], healthy["shell"]) == (True, "simulated"), "others go on"
         status, body = _status_and_json(_read_reply(sock))  # the host answers and closes
     assert status == 408 and body["error"]["code"] == "timeout"
 
@@ -90,7 +90,8 @@ def test_half_sent_request_heads_are_closed_and_block_no_one(tight):
     try:
         for sock in socks:
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
-        assert httpx.get(tight.url + "/healthz").json() == {"ok": True, "shell": "simulated"}
+        healthy = httpx.get(tight.url + "/healthz").json()
+        assert (healthy["ok"], healthy["shell"]) == (True, "simulated")
         for sock in socks:
             assert _read_reply(sock) == b"", "closed without a reply"
     finally:
@@ -117,7 +118,7 @@ def test_connections_beyond_the_cap_are_refused(make_host):
     for _ in range(100):  # the host may not have seen the closes yet: try again
         try:
             healthy = httpx.get(tight.url + "/healthz", timeout=TIMEOUT).json()
-            assert healthy == {"ok": True, "shell": "simulated"}
+            assert (healthy["ok"], healthy["shell"]) == (True, "simulated")
             break
         except httpx.TransportError:
             threading.Event().wait(0.05)

@@ -126,14 +126,15 @@ def test_no_network_no_machine_file_no_writable_path_uid_1000(local_host, env):
     assert "action_error" not in info
 
 
-def _sandboxes() -> int:
-    """Processes of this process's sandboxes (by their outer uids)."""
-    uids = own_uids()
+def _sandboxes(workers: list[int]) -> int:
+    """Processes of the sandboxes of the desktop workers ``workers`` (by their outer uids:
+    agent Python runs in a sandbox the desktop's worker starts)."""
+    ranges = [own_uids(w) for w in workers]
     count = 0
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                if os.stat(f"/proc/{pid}").st_uid in uids:
+                if any(os.stat(f"/proc/{pid}").st_uid in uids for uids in ranges):
                     count += 1
             except FileNotFoundError:
                 pass
@@ -157,11 +158,12 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
         try:
             victim.wait_valid()
             bystander.wait_valid()
+            workers = host.model.pool.pids()
             results = []
             worker = threading.Thread(target=lambda: results.append(victim.step(code)))
             worker.start()
             if kind == "time":  # while the sandbox runs, the other desktop answers
-                while _sandboxes() == 0 and worker.is_alive():
+                while _sandboxes(workers) == 0 and worker.is_alive():
                     threading.Event().wait(0.01)
                 assert bystander.observe().array.shape == (1080, 1920, 3)
                 assert worker.is_alive()
@@ -174,16 +176,16 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
         finally:
             victim.delete()
             bystander.delete()
-    _until_no_sandbox()  # nothing of the sandbox is left
+    _until_no_sandbox(workers)  # nothing of the sandbox is left
 
 
-def _until_no_sandbox(timeout_s: float = 10.0) -> None:
+def _until_no_sandbox(workers: list[int], timeout_s: float = 10.0) -> None:
     """The killed sandbox's namespace is torn down by the kernel after its bwrap is reaped:
     wait for that (bounded), then nothing may be left."""
     deadline = time.monotonic() + timeout_s
-    while _sandboxes() and time.monotonic() < deadline:
+    while _sandboxes(workers) and time.monotonic() < deadline:
         threading.Event().wait(0.05)
-    assert _sandboxes() == 0
+    assert _sandboxes(workers) == 0
 
 
 def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(local_host, monkeypatch):

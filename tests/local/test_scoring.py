@@ -93,7 +93,8 @@ def test_a_waiting_verify_holds_no_lock_and_does_not_block_the_event_loop(make_h
         )
         waiting.start()
         try:
-            assert http.get("/healthz").json() == {"ok": True, "shell": "simulated"}
+            health = http.get("/healthz").json()
+            assert (health["ok"], health["shell"]) == (True, "simulated")
             shot = http.get(f"/v1/slots/{sid}/screenshot")  # the slot's lock is free
             assert shot.status_code == 200
             act = http.post(f"/v1/slots/{sid}/actions", json={"code": "pyautogui.moveTo(4, 4)"})

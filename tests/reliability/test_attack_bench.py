@@ -27,8 +27,8 @@ def test_the_attack_benchmark_prints_every_class() -> None:
     rows = {line[:28].strip(): line[28:].split() for line in done.stdout.splitlines()[1:]
             if not line.startswith("host peak RSS")}
     classes = _classes()
-    assert len(classes) >= 17
+    assert len(classes) >= 22
     for name in classes:
         assert name in rows, f"no row for {name!r}:\n{done.stdout}"
-        assert len(rows[name]) == 4 and all(v != "nan" for v in rows[name]), rows[name]
+        assert len(rows[name]) == 6 and all(v != "nan" for v in rows[name]), rows[name]
     assert "host peak RSS: " in done.stdout

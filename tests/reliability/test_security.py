@@ -108,7 +108,10 @@ HOSTILE = [
 ]
 
 
-def test_no_action_reaches_eval_exec_or_a_shell(local_host, tmp_path, monkeypatch):
+def test_no_action_reaches_eval_exec_or_a_shell(make_host, tmp_path, monkeypatch):
+    # the desktops in this process (stations of the same code a worker runs), so that the
+    # wires see every place an action's work runs, the Python path's sandbox included
+    local_host = make_host(in_process=True)
     canary = tmp_path / "canary"
     hostile = [h.format(canary=str(canary)) for h in HOSTILE]
     with connect(url=local_host.url) as client:
@@ -362,13 +365,15 @@ def test_serve_warns_when_told_to_bind_beyond_loopback():
 
 #: the places allowed to: the program the sandboxed interpreter runs (never in the host's
 #: process), the Popen that starts that interpreter's sandbox, the one that starts a
-#: desktop's sandbox (bwrap), and the one that starts the embedded host (drums-gym's own
-#: server, no agent input in its argv)
+#: desktop's sandbox (bwrap), the one that starts the embedded host (drums-gym's own
+#: server, no agent input in its argv) and the one that starts the desktop zygote (the
+#: host's own workers)
 SANDBOX_ONLY = {
     ("local/pycode/boot.py", EXEC), ("local/pycode/boot.py", "compile"),
     ("local/pycode/runner.py", ".Popen"),
     ("local/sandbox/sandbox.py", ".Popen"),
     ("local/embedded.py", ".Popen"),
+    ("local/workers/pool.py", ".Popen"),
 }
 
 

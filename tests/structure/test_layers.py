@@ -54,7 +54,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("client", ("drums_gym.client",), uses=("protocol", "actions", "_rgb", "_version"),
           lazy=("local",), blocked=("gymnasium", *SERVER)),
     Layer("local", ("drums_gym.local",),
-          uses=("protocol", "actions", "_rgb", "accessibility", "_version"),
+          uses=("protocol", "actions", "_rgb", "accessibility", "_version", "_catalog_ids"),
           blocked=("gymnasium", "httpx")),
     Layer("solvers", ("drums_gym.solvers",), uses=("actions",), blocked=("gymnasium", "httpx")),
     Layer("protocol", ("drums_gym.protocol",), blocked=HEAVY, stdlib_only=True),

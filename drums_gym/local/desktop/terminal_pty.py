@@ -7,10 +7,15 @@ behave as in GNOME Terminal. The window keeps `TerminalWindow`'s look (header ba
 aubergine, Tango palette, block cursor); only what it shows comes from the emulator.
 
 Keys are written to the pty as a terminal sends them. After an action's keystrokes the
-desktop calls `settle`: it waits until the shell is idle (the pty's foreground process
-group is bash's own again and nothing was printed for `QUIET_S`) or until `SETTLE_CAP_S`
-of real time; a longer command goes on in the background, and later screenshots show its
-output (`sync` reads what the pty printed, without waiting).
+desktop calls `settle`: it waits until the shell is idle or until `SETTLE_CAP_S` of real
+time; a longer command goes on in the background, and later screenshots show its output
+(`sync` reads what the pty printed, without waiting). Idle means: the pty's foreground
+process group is bash's own, nothing was printed for `QUIET_S`, and bash has drawn a prompt
+for each Enter typed at its prompt. A prompt is recognised by the window-title sequence that
+Ubuntu's ``.bashrc`` puts in ``PS1`` (`PROMPT_MARK`, the title GNOME Terminal shows); the
+foreground group alone cannot tell, since bash runs ``$(…)``, pipelines of builtins and the
+moment before a fork in its own group. A shell whose prompt has no title (a changed
+``PS1``) is judged by the foreground group and the quiet time alone.
 
 A forked desktop's terminal (``copy.deepcopy``) keeps the screen and the scrollback and
 starts a fresh bash in the copied tree, in the directory the original's title names
@@ -42,11 +47,12 @@ if TYPE_CHECKING:
     from ..sandbox import Process, Sandbox
     from .desktop import Desktop
 
-__all__ = ["QUIET_S", "SETTLE_CAP_S", "PtyTerminalWindow", "key_bytes"]
+__all__ = ["PROMPT_MARK", "QUIET_S", "SETTLE_CAP_S", "PtyTerminalWindow", "key_bytes"]
 
 QUIET_S = 0.015  # no output this long after some (bash in the foreground): the shell is idle
 SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
+PROMPT_MARK = b"\x1b]0;"  # the title sequence Ubuntu's PS1 starts each prompt with
 HISTORY = 2000  # scrollback lines
 _MAX_READ = 1 << 20  # bytes of output taken from the pty per read pass
 _COLORS = {"black": 0, "red": 1, "green": 2, "brown": 3, "yellow": 3, "blue": 4,
@@ -123,6 +129,10 @@ class PtyTerminalWindow(TerminalWindow):
         self._version = 0
         self.exited = False
         self._answered = True  # no keys unanswered by output
+        self._prompts = 0  # prompts bash has drawn (PROMPT_MARK seen)
+        self._expect = 1  # prompts that settle waits for: the first, then one per Enter
+        self._tail = b""  # the end of the last read, for a mark split across reads
+        self._untitled = False  # bash printed but never a PROMPT_MARK: PS1 has no title
         self._from_copy = False
         from .terminal import _RenderCache
         self._cache = _RenderCache()
@@ -164,6 +174,9 @@ class PtyTerminalWindow(TerminalWindow):
         self._ensure()
         if self._master < 0:
             return
+        enters = data.count(b"\r")
+        if enters and self._idle():  # typed at bash's prompt: a prompt per line is awaited
+            self._expect = max(self._expect, self._prompts) + enters
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._master, data)
             self._answered = False  # the keys' echo (or the command's output) is awaited
@@ -185,6 +198,7 @@ class PtyTerminalWindow(TerminalWindow):
             if not chunk:
                 self.exited = True
                 break
+            self._count_prompts(chunk)
             self._stream.feed(chunk)
             total += len(chunk)
             got = True
@@ -195,6 +209,15 @@ class PtyTerminalWindow(TerminalWindow):
         if self._proc is not None and self._proc.poll() is not None:
             self.exited = True
         return got
+
+    def _count_prompts(self, chunk: bytes) -> None:
+        data = self._tail + chunk
+        self._prompts += data.count(PROMPT_MARK)
+        self._tail = data[-(len(PROMPT_MARK) - 1):]
+
+    def _prompted(self) -> bool:
+        """Has bash drawn every prompt awaited? (Always, for a prompt without a title.)"""
+        return self._prompts >= self._expect or self._untitled
 
     def _idle(self) -> bool:
         try:
@@ -227,8 +250,11 @@ class PtyTerminalWindow(TerminalWindow):
                 self._answered = False  # a command runs: bash's next prompt is awaited
                 continue
             quiet = time.monotonic() - quiet_since
-            if quiet >= (QUIET_S if self._answered else SILENT_S) and self._version > 0:
+            if (quiet >= (QUIET_S if self._answered else SILENT_S) and self._version > 0
+                    and self._prompted()):
                 break
+        if time.monotonic() >= end and self._prompts == 0 and self._version > 0:
+            self._untitled = True  # output but no title in a whole cap: judge without it
         self.pump()
 
     def sync(self, host: Desktop) -> None:
@@ -351,6 +377,8 @@ class PtyTerminalWindow(TerminalWindow):
         new._cache = _RenderCache()
         new.cwd = self.shell_cwd()
         new._from_copy = True
+        new._expect = new._prompts + 1  # the fresh bash's first prompt
+        new._tail = b""
         return new
 
 

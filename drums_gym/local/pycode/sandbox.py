@@ -31,9 +31,10 @@ _OUTER_UID_BASE = 1 << 30
 _runs = itertools.count()
 
 
-def own_uids() -> range:
-    """The outer uids this process's sandboxes run as (64 per process, by its pid)."""
-    low = _OUTER_UID_BASE + (os.getpid() % (1 << 22)) * 64
+def own_uids(pid: int | None = None) -> range:
+    """The outer uids the sandboxes of process ``pid`` (default: this one) run as (64 per
+    process, by its pid: a host's are its desktop workers')."""
+    low = _OUTER_UID_BASE + ((os.getpid() if pid is None else pid) % (1 << 22)) * 64
     return range(low, low + 64)
 
 

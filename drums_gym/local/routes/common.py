@@ -10,14 +10,21 @@ from fastapi import Depends, Header, Request
 
 from ... import protocol as P
 from ..errors import HostError, overloaded
+from ..fairness import WorkspaceThreads
 from ..host import Host, workspace_of
 
-__all__ = ["HostDep", "Workspace", "until_settled"]
+__all__ = ["HostDep", "Threads", "Workspace", "until_settled"]
 
 
 def _host(request: Request) -> Host:
     host: Host = request.app.state.host
     return host
+
+
+def _threads(request: Request) -> WorkspaceThreads:
+    """The app's threads for work that waits on a desktop (a share per workspace)."""
+    threads: WorkspaceThreads = request.app.state.threads
+    return threads
 
 
 async def _workspace(
@@ -47,6 +54,8 @@ async def _workspace(
 
 HostDep = Annotated[Host, Depends(_host)]
 Workspace = Annotated[str, Depends(_workspace)]
+#: ``await threads.run(ws, fn, *args)``: a desktop call, off the event loop, on ``ws``'s share
+Threads = Annotated[WorkspaceThreads, Depends(_threads)]
 
 
 async def until_settled(host: Host, ws: str, slot_id: str, timeout_s: float) -> None:

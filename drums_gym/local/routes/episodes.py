@@ -3,11 +3,10 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.concurrency import run_in_threadpool
 
 from ... import protocol as P
 from ..bodies import ActionBody, ResetBody, VerifyBody
-from .common import HostDep, Workspace, until_settled
+from .common import HostDep, Threads, Workspace, until_settled
 
 __all__ = ["router"]
 
@@ -28,29 +27,40 @@ def router() -> APIRouter:
         return host.episode(ws, slot_id).public()
 
     @routes.post(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionReply)
-    def post_action(
-        slot_id: str, body: ActionBody, host: HostDep, ws: Workspace
+    async def post_action(
+        slot_id: str, body: ActionBody, host: HostDep, ws: Workspace, threads: Threads
     ) -> P.ActionReply:
-        return host.act(ws, slot_id, body.wire(P.ActionBody))
+        return await threads.run(ws, host.act, ws, slot_id, body.wire(P.ActionBody))
 
     # an entry leaves out what it does not have (a refused action has `error`, no runner)
     @routes.get(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionLog,
                 response_model_exclude_none=True)
-    def get_action_log(slot_id: str, host: HostDep, ws: Workspace) -> P.ActionLog:
-        return host.action_log(ws, slot_id)
+    async def get_action_log(
+        slot_id: str, host: HostDep, ws: Workspace, threads: Threads
+    ) -> P.ActionLog:
+        return await threads.run(ws, host.action_log, ws, slot_id)
 
     @routes.post(P.slot_route(P.VERIFY_SUFFIX), response_model=P.VerifyReply)
     async def verify(
-        slot_id: str, host: HostDep, ws: Workspace, body: VerifyBody | None = None
+        slot_id: str,
+        host: HostDep,
+        ws: Workspace,
+        threads: Threads,
+        body: VerifyBody | None = None,
     ) -> P.VerifyReply:
         fields = body.wire(P.VerifyBody) if body else P.VerifyBody()
         await until_settled(host, ws, slot_id, fields.timeout_s)
-        return await run_in_threadpool(host.verify, ws, slot_id, fields)
+        return await threads.run(ws, host.verify, ws, slot_id, fields)
 
     @routes.post(P.slot_route(P.RESET_SUFFIX), response_model=P.SlotReply)
-    def reset(
-        slot_id: str, host: HostDep, ws: Workspace, body: ResetBody | None = None
+    async def reset(
+        slot_id: str,
+        host: HostDep,
+        ws: Workspace,
+        threads: Threads,
+        body: ResetBody | None = None,
     ) -> P.SlotReply:
-        return host.reset(ws, slot_id, body.wire(P.ResetBody) if body else None)
+        fields = body.wire(P.ResetBody) if body else None
+        return await threads.run(ws, host.reset, ws, slot_id, fields)
 
     return routes

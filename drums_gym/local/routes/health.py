@@ -3,6 +3,7 @@
 from fastapi import APIRouter, Request
 
 from ... import protocol as P
+from ..host import Host
 from .common import HostDep, Workspace
 
 __all__ = ["router"]
@@ -13,7 +14,8 @@ def router() -> APIRouter:
 
     @routes.get(P.HEALTHZ, response_model=P.HealthReply)
     async def healthz(request: Request) -> P.HealthReply:
-        return P.HealthReply(ok=True, shell=request.app.state.shell)
+        host: Host = request.app.state.host
+        return P.HealthReply(ok=True, shell=request.app.state.shell, isolation=host.isolation)
 
     @routes.get(P.HOST, response_model=P.HostReply)
     def host_info(host: HostDep, ws: Workspace) -> P.HostReply:

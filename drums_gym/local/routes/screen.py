@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from ... import protocol as P
-from .common import HostDep, Workspace
+from .common import HostDep, Threads, Workspace
 
 __all__ = ["router"]
 
@@ -20,14 +20,15 @@ def router() -> APIRouter:
         response_class=Response,
         responses={200: {"content": {"image/png": {}, "application/octet-stream": {}}}},
     )
-    def screenshot(
+    async def screenshot(
         slot_id: str,
         host: HostDep,
         ws: Workspace,
+        threads: Threads,
         format: Literal["png", "raw"] = "png",
         since: str | None = None,
     ) -> Response:
-        shot = host.screenshot(ws, slot_id, format, since)
+        shot = await threads.run(ws, host.screenshot, ws, slot_id, format, since)
         headers = {
             P.H_SCREEN_WIDTH: str(shot.width),
             P.H_SCREEN_HEIGHT: str(shot.height),
@@ -42,7 +43,9 @@ def router() -> APIRouter:
         return Response(content=shot.data, media_type=media, headers=headers)
 
     @routes.get(P.slot_route(P.ACCESSIBILITY_SUFFIX), response_model=P.AccessibilityReply)
-    def accessibility(slot_id: str, host: HostDep, ws: Workspace) -> P.AccessibilityReply:
-        return host.accessibility(ws, slot_id)
+    async def accessibility(
+        slot_id: str, host: HostDep, ws: Workspace, threads: Threads
+    ) -> P.AccessibilityReply:
+        return await threads.run(ws, host.accessibility, ws, slot_id)
 
     return routes

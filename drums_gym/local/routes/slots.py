@@ -6,7 +6,7 @@ from fastapi import APIRouter, Header
 
 from ... import protocol as P
 from ..bodies import BodyModels
-from .common import HostDep, Workspace
+from .common import HostDep, Threads, Workspace
 
 __all__ = ["router"]
 
@@ -16,14 +16,15 @@ def router(models: BodyModels) -> APIRouter:
     CreateSlot, LeaseBody = models.create, models.lease
 
     @routes.post(P.SLOTS, status_code=201, response_model=P.SlotReply)
-    def create_slot(
+    async def create_slot(
         body: CreateSlot,  # type: ignore[valid-type]
         host: HostDep,
         ws: Workspace,
+        threads: Threads,
         idempotency_key: Annotated[str | None, Header()] = None,
     ) -> P.SlotReply:
         fields = body.wire(P.CreateSlotBody)  # type: ignore[attr-defined]
-        return host.create_slot(ws, fields, idempotency_key)
+        return await threads.run(ws, host.create_slot, ws, fields, idempotency_key)
 
     @routes.get(P.SLOTS, response_model=P.SlotList)
     def list_slots(host: HostDep, ws: Workspace) -> P.SlotList:

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Header
 
 from ... import protocol as P
 from ..bodies import BodyModels
-from .common import HostDep, Workspace
+from .common import HostDep, Threads, Workspace
 
 __all__ = ["router"]
 
@@ -18,15 +18,16 @@ def router(models: BodyModels) -> APIRouter:
     # a running child is {"id", "state"}: its `error` is left out (the Drums docs' bytes)
     @routes.post(P.slot_route(P.BRANCH_SUFFIX), tags=["fork"], response_model=P.BranchReply,
                  response_model_exclude_none=True)
-    def branch(
+    async def branch(
         slot_id: str,
         body: Branch,  # type: ignore[valid-type]
         host: HostDep,
         ws: Workspace,
+        threads: Threads,
         idempotency_key: Annotated[str | None, Header()] = None,
     ) -> P.BranchReply:
         fields = body.wire(P.BranchBody)  # type: ignore[attr-defined]
-        return host.branch(ws, slot_id, fields, idempotency_key)
+        return await threads.run(ws, host.branch, ws, slot_id, fields, idempotency_key)
 
     @routes.get(P.STATES, response_model=P.StateList, tags=["states"])
     def list_states(host: HostDep, ws: Workspace) -> P.StateList:

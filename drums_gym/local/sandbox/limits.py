@@ -11,12 +11,14 @@ weaker than a cgroup; `Cgroup.create` returns None and `describe` says which is 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import signal
 import time
+import uuid
 from dataclasses import dataclass
 
-__all__ = ["CGROUP_ROOT", "Cgroup", "SandboxLimits"]
+__all__ = ["CGROUP_ROOT", "Cgroup", "SandboxLimits", "cgroup_name", "remove_cgroups_of"]
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 _GROUP = "drums-desktops"
@@ -49,6 +51,22 @@ def _write(path: str, value: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def cgroup_name(owner: int) -> str:
+    """A new sandbox cgroup's name, beginning with its owner's pid (the desktop's process)."""
+    return f"{owner}-{uuid.uuid4().hex[:12]}"
+
+
+def remove_cgroups_of(owner: int) -> None:
+    """Kill what is left in the sandbox cgroups of process ``owner`` and remove them: what
+    a desktop worker killed before it could close its sandbox leaves (its host calls this)."""
+    groups: dict[str, dict[str, str]] = {}
+    for ctl in ("pids", "memory", "cpu"):
+        for path in glob.glob(os.path.join(CGROUP_ROOT, ctl, _GROUP, f"{owner}-*")):
+            groups.setdefault(os.path.basename(path), {})[ctl] = path
+    for dirs in groups.values():
+        Cgroup(dirs).remove()
 
 
 class Cgroup:

@@ -33,7 +33,6 @@ import socket
 import subprocess
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from dataclasses import dataclass
 from ..budget import BudgetExceeded, charge_bytes, current
 from . import seccomp
 from .bwrap import CAPS, ENV, bwrap_argv, command_prefix, join_cgroup
-from .limits import Cgroup, SandboxLimits
+from .limits import Cgroup, SandboxLimits, cgroup_name
 from .services import Handler, HostDoor
 
 __all__ = ["Process", "Result", "Sandbox", "SandboxError"]
@@ -166,7 +165,7 @@ class Sandbox:
             _stop(self._proc, self._control, None)
             self._proc = self._control = None
             if self._cgroup is None:
-                self._cgroup = Cgroup.create(uuid.uuid4().hex[:12], self.limits)
+                self._cgroup = Cgroup.create(cgroup_name(os.getpid()), self.limits)
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             spec = json.dumps({"rlimits": self.limits.rlimits(self._cgroup is not None),
                                "control_fd": theirs.fileno()})

@@ -24,7 +24,8 @@ import uuid
 
 from .etc import USER_GID, USER_UID, set_timezone, write_etc
 
-__all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree"]
+__all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "base_dir", "copy_tree", "new_tree", "remove_tree",
+           "tree_base"]
 
 #: the top-level folders of a new tree (the tree is the sandbox's ``/``, read-write)
 ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap", "mnt", "opt", "srv",
@@ -37,11 +38,17 @@ _lock = threading.Lock()
 _template: dict[int, str] = {}
 
 
-def base_dir() -> str:
-    """This process's folder of trees (created mode 0700 on first use)."""
+def tree_base(pid: int) -> str:
+    """The folder of trees of process ``pid`` (its `base_dir`; not created here): a host
+    removes a killed desktop worker's with it."""
     root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
         else tempfile.gettempdir()
-    path = os.path.join(root, f"drums-desktops-{os.getpid()}")
+    return os.path.join(root, f"drums-desktops-{pid}")
+
+
+def base_dir() -> str:
+    """This process's folder of trees (created mode 0700 on first use)."""
+    path = tree_base(os.getpid())
     os.makedirs(path, mode=0o700, exist_ok=True)
     os.chmod(path, 0o700)
     return path

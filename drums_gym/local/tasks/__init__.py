@@ -3,9 +3,9 @@
 The bundled tasks are OSWorld's own JSON files (``data/os/``, Apache-2.0, see its NOTICE),
 loaded by `loader`: ``config`` steps set the desktop up, the ``evaluator``'s getters and
 metric score it. Users add their own files with ``DRUMS_LOCAL_TASKS=PATH`` (files or
-folders, several joined by the OS path separator; read when this module is first
-imported) or `build_catalog`. A file the simulator cannot run is refused with a
-`TaskFileError` naming it.
+folders, several joined by the OS path separator; read by `default_catalog` when a host
+first needs it, never at import) or `build_catalog`. A file the simulator cannot run is
+refused with a `TaskFileError` naming it.
 
 >>> task = get_task("e0df059f")
 >>> desktop = task.create_desktop()
@@ -15,17 +15,20 @@ imported) or `build_catalog`. A file the simulator cannot run is refused with a
 >>> desktop.fs.rename("~/Desktop/todo_list_Jan_1", "~/Desktop/todo_list_Jan_2")
 >>> task.check(desktop)
 1.0
->>> sorted(t.short_id for t in CATALOG.values())[:3]
+>>> sorted(t.short_id for t in default_catalog().values())[:3]
 ['13584542', '23393935', '28cc3b7e']
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
+from ..._catalog_ids import ENV_TASKS, TASK_IDS
 from .base import DEFAULT_GATES, Task, UnknownTask
 from .errors import TaskFileError
 from .loader import load_paths, load_task_data, load_task_file, split_paths
@@ -40,43 +43,15 @@ __all__ = [
     "UnknownTask",
     "build_catalog",
     "bundled_tasks",
+    "default_catalog",
     "get_task",
     "load_task_data",
     "load_task_file",
 ]
 
-#: The environment variable naming users' task files and folders for the embedded host.
-ENV_TASKS = "DRUMS_LOCAL_TASKS"
-
-#: The bundled task files, in catalog order (e0df059f first: the default task).
-BUNDLED: tuple[str, ...] = (
-    "e0df059f-28a6-4169-924f-b9623e7184cc",
-    "7688b85f-87a4-4e4a-b2f8-f3d6c3f29b82",
-    "5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57",
-    "6f56bf42-85b8-4fbb-8e06-6c44960184ba",
-    "23393935-50c7-4a86-aeea-2b78fd089c5c",
-    "4d117223-a354-47fb-8b45-62ab1390a95f",
-    "5ced85fc-fa1a-4217-95fd-0fb530545ce2",
-    # the rest of the os split (test_all.json order)
-    "94d95f96-9699-4208-98ba-3c3119edf9c2",
-    "bedcedc4-4d72-425e-ad62-21960b11fe0d",
-    "ec4e3f68-9ea4-4c18-a5c9-69f89d1178b3",
-    "a462a795-fdc7-4b23-b689-e8b6df786b78",
-    "f9be0997-4b7c-45c5-b05c-4612b44a6118",
-    "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2",
-    "b6781586-6346-41cd-935a-a6b1487918fc",
-    "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa",
-    "3ce045a0-877b-42aa-8d2c-b4a863336ab8",
-    "fe41f596-a71b-4c2f-9b2f-9dcd40b568c3",
-    "a4d98375-215b-4a4d-aee9-3d4370fccc41",
-    "13584542-872b-42d8-b299-866967b5c3ef",
-    "5812b315-e7bd-4265-b51f-863c02174c28",
-    "c288e301-e626-4b98-a1ab-159dcb162af5",
-    "4783cc41-c03c-4e1b-89b4-50658f642bd5",
-    "5c1075ca-bb34-46a3-a7a0-029bd7463e79",
-    "37887e8c-da15-4192-923c-08fa390a176d",
-    "4127319a-8b79-4410-b58a-7a151e15f3d7",
-)
+#: The bundled task files, in catalog order (e0df059f first: the default task): the
+#: generated list `drums_gym._catalog_ids.TASK_IDS`, the one place they are listed.
+BUNDLED: tuple[str, ...] = TASK_IDS
 
 
 def bundled_tasks() -> list[Task]:
@@ -106,15 +81,36 @@ def build_catalog(paths: Iterable[str | os.PathLike[str]] = (), *, bundled: bool
     return MappingProxyType(by_id)
 
 
-#: Every task the local host serves, by full id (e0df059f first: the default task), with
-#: the tasks of ``$DRUMS_LOCAL_TASKS`` after the bundled ones.
-CATALOG: Mapping[str, Task] = build_catalog(split_paths(os.environ.get(ENV_TASKS)))
+@functools.cache
+def default_catalog() -> Mapping[str, Task]:
+    """Every task the local host serves by default, by full id (e0df059f first: the
+    default task), with the tasks of ``$DRUMS_LOCAL_TASKS`` after the bundled ones. Read at
+    the first call (a host starting), not at import; a bad value is a `TaskFileError`
+    naming the variable and the file. ``CATALOG`` is the same mapping."""
+    paths = split_paths(os.environ.get(ENV_TASKS))
+    try:
+        return build_catalog(paths)
+    except TaskFileError as exc:
+        if not paths:  # a bundled file: not the setting's fault
+            raise
+        raise TaskFileError(f"{ENV_TASKS}: {exc.source}", exc.problem) from None
+
+
+if TYPE_CHECKING:
+    CATALOG: Mapping[str, Task]
+
+
+def __getattr__(name: str) -> object:
+    # ``CATALOG`` is read on first use (PEP 562), so importing this package reads no setting
+    if name == "CATALOG":
+        return default_catalog()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_task(task_id: str, catalog: Mapping[str, Task] | None = None) -> Task:
     """The task with this full id or short (8-character) id in ``catalog`` (default
-    `CATALOG`); raises `UnknownTask`."""
-    tasks = CATALOG if catalog is None else catalog
+    `default_catalog`); raises `UnknownTask`."""
+    tasks = default_catalog() if catalog is None else catalog
     key = task_id.strip().lower() if isinstance(task_id, str) else task_id
     if isinstance(key, str):
         if key in tasks:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from bash_grammar import TYPABLE, lines
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from terminal_driver import Term
 
@@ -83,6 +83,8 @@ def check(batch: list[str]) -> None:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.text(alphabet=TYPABLE + "\t\n", max_size=60))
+@example(";;")  # refusals every run, whatever the draw: the refusal branch is always checked
+@example("echo )")
 def test_any_text_is_parsed_or_refused_with_bash_s_error(text: str) -> None:
     sh = _session()
     try:

@@ -162,6 +162,18 @@ def test_terminal_sudo_asks_for_the_password_on_the_tty(desk: Desktop) -> None:
     assert "password\n" not in win.text()  # not echoed
 
 
+def test_an_action_waits_for_bash_to_reach_the_program_that_reads_the_tty(desk: Desktop) -> None:
+    """Work in bash's own process group (here a command substitution) before sudo runs is
+    not idleness: the next action's password reaches sudo, not the void (sudo flushes what
+    was typed before its prompt)."""
+    t = Term(desk, maximize=False)
+    win = desk.windows[-1]
+    t.write("x=$(sleep 0.3; echo hi); sudo id -u\n")
+    assert win.text().rstrip().endswith("[sudo] password for user:")
+    t.write("password\n")
+    assert "\n0\n" in win.text() and win.text().rstrip().endswith("user@ubuntu:~$")
+
+
 def test_ctrl_c_stops_a_command_and_tab_completes(desk: Desktop) -> None:
     t = Term(desk, maximize=False)
     win = desk.windows[-1]
@@ -188,6 +200,9 @@ def test_a_forked_terminal_keeps_its_scrollback_and_directory(desk: Desktop) -> 
         child_term.d = child
         child_term.write("pwd\n")
         assert "/home/user/Documents" in win.text()
+        from drums_gym.local.tasks.getters import GETTERS
+        text = GETTERS["vm_terminal_output"](child, {})
+        assert text.rstrip().endswith("/home/user/Documents\nuser@ubuntu:~/Documents$")
     finally:
         child.close()
 

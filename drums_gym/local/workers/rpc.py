@@ -1,0 +1,132 @@
+"""The framed messages between the host and its desktop workers (and the zygote).
+
+A message is a 4-byte big-endian length and a pickle; file descriptors (a new worker's
+socket) travel beside the first bytes of a frame as ``SCM_RIGHTS``. Only the host and the
+processes it forked speak it, over socket pairs they made: nothing else can reach them.
+A reply longer than the reader's ``max_bytes`` is refused before it is read (the worker
+that sent it is then killed by the caller: a reply cap the work cannot talk its way past).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import pickle
+import select
+import socket
+import struct
+import time
+from typing import Any
+
+__all__ = ["REPLY_CLASSES", "Deadline", "Lost", "TooLarge", "recv", "send"]
+
+_HEAD = struct.Struct(">I")
+_MAX_FDS = 64
+
+
+#: the classes a worker's reply may hold (read by the host: a worker is not trusted)
+REPLY_CLASSES = frozenset({
+    ("drums_gym.local.frames", "Frame"),
+    ("drums_gym.local.workers.station", "Acted"),
+    ("drums_gym.local.workers.station", "Verdict"),
+    ("drums_gym.protocol.shapes", "CutReply"),
+    ("drums_gym.protocol.shapes", "AccessibilityReply"),
+})
+
+
+class _ReplyUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in REPLY_CLASSES:
+            raise pickle.UnpicklingError(f"a worker's reply may not hold {module}.{name}")
+        return super().find_class(module, name)
+
+
+class Lost(Exception):
+    """The other end is gone (EOF or a broken socket): the process died or was killed."""
+
+
+class Deadline(Exception):
+    """No complete reply before the deadline."""
+
+
+class TooLarge(Exception):
+    """The reply announced more bytes than the reader accepts."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"a reply of {size} bytes is over the {limit}-byte limit")
+        self.size, self.limit = size, limit
+
+
+def send(sock: socket.socket, obj: Any, fds: list[int] | tuple[int, ...] = ()) -> None:
+    """Send one message (and ``fds`` with it); raises :class:`Lost` when the peer is gone."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    head = _HEAD.pack(len(data))
+    try:
+        if fds:
+            socket.send_fds(sock, [head], list(fds))
+        else:
+            sock.sendall(head)
+        sock.sendall(data)  # not joined to the head: a frame's bytes are copied once less
+    except OSError as exc:
+        raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
+
+
+def _wait(sock: socket.socket, deadline: float | None) -> None:
+    if deadline is None:
+        return
+    left = deadline - time.monotonic()
+    if left <= 0 or not select.select([sock], [], [], left)[0]:
+        raise Deadline("no reply before the deadline")
+
+
+def _read(
+    sock: socket.socket, n: int, deadline: float | None, fds: list[int] | None = None
+) -> bytearray:
+    """``n`` bytes; descriptors sent with the first of them go to ``fds`` if given."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        _wait(sock, deadline)
+        try:
+            if got == 0 and fds is not None:
+                data, new, _flags, _addr = socket.recv_fds(sock, n, _MAX_FDS)
+                fds.extend(new)
+                view[: len(data)] = data
+                count = len(data)
+            else:
+                count = sock.recv_into(view[got:])
+        except OSError as exc:
+            raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
+        if not count:
+            raise Lost("the peer closed its end")
+        got += count
+    return buf
+
+
+def recv(
+    sock: socket.socket,
+    deadline: float | None = None,
+    max_bytes: int | None = None,
+    trusted: bool = False,
+) -> tuple[Any, list[int]]:
+    """One message and the descriptors that came with it. ``deadline`` is a
+    ``time.monotonic()`` time (None: wait for ever). Unless ``trusted`` (a worker reading
+    its host), the message may hold only plain data and :data:`REPLY_CLASSES`."""
+    fds: list[int] = []
+    (size,) = _HEAD.unpack(_read(sock, _HEAD.size, deadline, fds))
+    if max_bytes is not None and size > max_bytes:
+        for fd in fds:
+            _close(fd)
+        raise TooLarge(size, max_bytes)
+    body = _read(sock, size, deadline)
+    try:
+        obj = pickle.loads(body) if trusted else _ReplyUnpickler(io.BytesIO(body)).load()
+    except (pickle.UnpicklingError, EOFError, ValueError) as exc:
+        raise Lost(f"an unreadable message ({exc})") from None
+    return obj, fds
+
+
+def _close(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        socket.close(fd)
