@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import httpx
 
-from . import _wire as W
+from .. import protocol as W
 from ._request import Policy
 from ._session import CLOSE_TIMEOUT_S
 from .errors import DrumsError

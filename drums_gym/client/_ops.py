@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 import numpy as np
 
-from . import _wire as W
+from .. import protocol as W
 from ._request import Call, Policy, Send, Sleep, exchange
 from .errors import (
     Conflict,
@@ -33,7 +33,7 @@ from .errors import (
     NotFound,
     ProtocolError,
 )
-from .models import Episode, Observation, Reward, Screen, SlotInfo, StepResult
+from .models import Episode, Observation, Reward, Screen, SlotInfo, StepResult, decode
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._session import Ledger
@@ -53,7 +53,6 @@ __all__ = [
     "extend",
     "fork",
     "get",
-    "listing",
     "observe",
     "reset",
     "response",
@@ -211,21 +210,18 @@ def deadline_in(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + max(0.0, float(timeout))
 
 
+def _body(shape: Any) -> dict[str, Any]:
+    """A request body as JSON: the fields that are set (None ones are left out)."""
+    body: dict[str, Any] = W.encode(shape, drop_none=True)
+    return body
+
+
 # -- reading -------------------------------------------------------------------------------
 
 
 def get(path: str, parse: Callable[[Any], R]) -> Op[R]:
     """``GET path``, parsed."""
     return parse((yield Call("GET", path)))
-
-
-def listing(path: str, key: str, parse: Callable[[Any], R]) -> Op[list[R]]:
-    """``GET path``: its ``key`` list, each item parsed."""
-    body = yield Call("GET", path)
-    value = body.get(key)
-    if not isinstance(value, list):
-        raise ProtocolError(f"GET {path}: the reply has no {key!r} list")
-    return [parse(item) for item in value]
 
 
 def slot_info(slot_id: str) -> Op[SlotInfo]:
@@ -392,7 +388,7 @@ def step(slot_id: str, code: str) -> Op[StepResult]:
         code.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ValueError(f"code must be UTF-8 text: {exc}") from None
-    body = yield Call("POST", W.slot_actions_path(slot_id), json={W.F_CODE: code},
+    body = yield Call("POST", W.slot_actions_path(slot_id), json=_body(W.ActionBody(code=code)),
                       replayable=False)
     return StepResult.from_json(body)
 
@@ -410,13 +406,13 @@ def verify(slot_id: str, strict: bool = True, timeout: float = 120.0) -> Op[Rewa
             body = yield Call(
                 "POST",
                 path,
-                json={W.F_STRICT: bool(strict), W.F_TIMEOUT_S: wire_seconds(hold)},
+                json=_body(W.VerifyBody(strict=bool(strict), timeout_s=wire_seconds(hold))),
                 replayable=True,
                 read_timeout=hold + _LONG_POLL_MARGIN_S,
             )
         except Conflict as exc:  # strict, and the episode is not valid: pending?
-            current = exc.details.get(W.F_EPISODE)
-            if not isinstance(current, dict) or current.get(W.F_STATUS) != W.EPISODE_PENDING:
+            current = decode(W.ErrorDetails, exc.details, "the conflict's details").episode
+            if current is None or current.status != W.EPISODE_PENDING:
                 raise
         else:
             reward = Reward.from_json(body)
@@ -432,11 +428,11 @@ def verify(slot_id: str, strict: bool = True, timeout: float = 120.0) -> Op[Rewa
             raise DrumsTimeout(late) from None
 
 
-def randomize_field(seed: Any) -> dict[str, int]:
+def randomize_field(seed: Any) -> W.Randomize:
     """The ``randomize`` field of a create or reset that varies the desktop by ``seed``."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= W.MAX_SEED:
         raise ValueError(f"randomize must be a seed, an int from 0 to 2**64 - 1, got {seed!r}")
-    return {W.F_SEED: int(seed)}
+    return W.Randomize(seed=int(seed))
 
 
 def reset(
@@ -448,11 +444,8 @@ def reset(
     path = W.slot_reset_path(slot_id)
     if state is not None and (not isinstance(state, str) or not state):
         raise ValueError(f"state must be a saved state's id or None, got {state!r}")
-    fields: dict[str, Any] = {}
-    if randomize is not None:
-        fields[W.F_RANDOMIZE] = randomize_field(randomize)
-    if state is not None:
-        fields[W.F_STATE] = state
+    seed = None if randomize is None else randomize_field(randomize)
+    fields = _body(W.ResetBody(randomize=seed, state=state))
     info = SlotInfo.from_json((yield Call("POST", path, json=fields or None, replayable=True)))
     if info.episode is None:
         raise ProtocolError(f"POST {path}: no episode in the reply")
@@ -462,8 +455,8 @@ def reset(
 def extend(slot_id: str, ttl: float) -> Op[SlotInfo]:
     """Make the lease end `ttl` seconds from now."""
     check_ttl(ttl)
-    body = yield Call("POST", W.slot_lease_path(slot_id), json={W.F_TTL_S: wire_seconds(ttl)},
-                      replayable=True)
+    lease = _body(W.LeaseBody(ttl_s=wire_seconds(ttl)))
+    body = yield Call("POST", W.slot_lease_path(slot_id), json=lease, replayable=True)
     return SlotInfo.from_json(body)
 
 
@@ -479,11 +472,12 @@ def create(
 ) -> Op[SlotInfo]:
     """Create a desktop under an idempotency key and own it."""
     check_task_id(task, "task")
-    body: dict[str, Any] = {W.F_TASK: task, W.F_TTL_S: wire_seconds(check_ttl(ttl))}
-    if screen is not None:
-        body[W.F_SCREEN] = screen_of(screen).to_json()
-    if randomize is not None:
-        body[W.F_RANDOMIZE] = randomize_field(randomize)
+    body = _body(W.CreateSlotBody(
+        task=task,
+        ttl_s=wire_seconds(check_ttl(ttl)),
+        screen=None if screen is None else screen_of(screen).to_wire(),
+        randomize=None if randomize is None else randomize_field(randomize),
+    ))
     key = uuid.uuid4().hex
     try:
         info = SlotInfo.from_json((yield Call("POST", W.SLOTS, json=body, idempotency_key=key)))
@@ -511,33 +505,30 @@ def fork(
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
-    body: dict[str, Any] = {W.F_N: n, W.F_DELETE_STATE_WITH_CHILDREN: not keep_state}
-    if ttl is not None:
-        body[W.F_TTL_S] = wire_seconds(check_ttl(ttl))
+    body = _body(W.BranchBody(
+        n=n,
+        delete_state_with_children=not keep_state,
+        ttl_s=None if ttl is None else wire_seconds(check_ttl(ttl)),
+    ))
     path = W.slot_branch_path(parent.id)
     key = uuid.uuid4().hex
     try:
-        reply = yield Call("POST", path, json=body, idempotency_key=key)
-        state = reply.get(W.F_STATE)
-        children = reply.get(W.F_CHILDREN)
-        if not isinstance(state, str) or not isinstance(children, list):
-            raise ProtocolError(f"POST {path}: the reply lacks 'state' or 'children'")
+        reply = decode(W.BranchReply, (yield Call("POST", path, json=body, idempotency_key=key)),
+                       f"POST {path}")
+        state, children = reply.state, reply.children
         ledger.own_state(state, with_children=not keep_state)
         running: list[S] = []
         failed: list[tuple[str, dict[str, Any]]] = []
         for child in children:
-            if not isinstance(child, dict) or not isinstance(child.get(W.F_ID), str):
-                raise ProtocolError(f"POST {path}: a child without an id")
-            child_id = child[W.F_ID]
-            if child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING:
-                ledger.own_slot(child_id, state)
+            if child.state == W.CHILD_RUNNING:
+                ledger.own_slot(child.id, state)
                 running.append(make_slot(SlotInfo(
-                    id=child_id, task=parent.task, screen=parent.screen, parent=parent.id,
+                    id=child.id, task=parent.task, screen=parent.screen, parent=parent.id,
                     saved_state=state,
                 )))
             else:
-                error = child.get(W.F_ERROR)
-                failed.append((child_id, dict(error) if isinstance(error, dict) else {}))
+                error = {} if child.error is None else W.encode(child.error)
+                failed.append((child.id, error))
     except BaseException as exc:  # interrupted or unknown: close() settles it by its key
         ledger.unsettled("branch", path, body, key, exc)
         raise
@@ -546,8 +537,10 @@ def fork(
     group = make_group(running, state, failed)
     if strict and failed:
         lines = ", ".join(
-            f"{cid}: {err.get(W.F_CODE, '?')} {err.get(W.F_MESSAGE, '')}".rstrip()
-            for cid, err in failed
+            f"{c.id}: {c.error.code if c.error else '?'} {c.error.message if c.error else ''}"
+            .rstrip()
+            for c in children
+            if c.state != W.CHILD_RUNNING
         )
         raise ForkError(
             f"{len(failed)} of {len(children)} fork children of {parent.id} failed ({lines})",
@@ -562,13 +555,11 @@ def save_state(ledger: Ledger, slot_id: str) -> Op[str]:
     """Save the slot's desktop as a state with no children (a branch of ``n = 0``); own it
     (the client's close deletes it). Answers the state's id."""
     path = W.slot_branch_path(slot_id)
-    body = {W.F_N: 0, W.F_DELETE_STATE_WITH_CHILDREN: False}
+    body = _body(W.BranchBody(n=0, delete_state_with_children=False))
     key = uuid.uuid4().hex
     try:
         reply = yield Call("POST", path, json=body, idempotency_key=key)
-        state = reply.get(W.F_STATE)
-        if not isinstance(state, str):
-            raise ProtocolError(f"POST {path}: the reply lacks 'state'")
+        state = decode(W.BranchReply, reply, f"POST {path}").state
         ledger.own_state(state)
     except BaseException as exc:  # interrupted or unknown: close() settles it by its key
         ledger.unsettled("branch", path, body, key, exc)
@@ -577,21 +568,19 @@ def save_state(ledger: Ledger, slot_id: str) -> Op[str]:
 
 
 def _own_reply(ledger: Ledger, kind: str, reply: Mapping[str, Any]) -> None:
-    """Own what a replayed create (``kind="slot"``) or fork answered."""
-    if kind == "slot":
-        if isinstance(reply.get(W.F_ID), str):
-            ledger.own_slot(reply[W.F_ID])
+    """Own what a replayed create (``kind="slot"``) or fork answered (nothing, from a reply
+    that is not one: settling is best effort)."""
+    try:
+        if kind == "slot":
+            ledger.own_slot(decode(W.SlotReply, reply, "a replayed create").id)
+            return
+        branch = decode(W.BranchReply, reply, "a replayed fork")
+    except ProtocolError:
         return
-    state, children = reply.get(W.F_STATE), reply.get(W.F_CHILDREN)
-    if isinstance(state, str):
-        ledger.own_state(state)
-    for child in children if isinstance(children, list) else []:
-        if (
-            isinstance(child, dict)
-            and isinstance(child.get(W.F_ID), str)
-            and child.get(W.F_STATE, W.CHILD_RUNNING) == W.CHILD_RUNNING
-        ):
-            ledger.own_slot(child[W.F_ID])
+    ledger.own_state(branch.state)
+    for child in branch.children:
+        if child.state == W.CHILD_RUNNING:
+            ledger.own_slot(child.id)
 
 
 # -- deleting ------------------------------------------------------------------------------

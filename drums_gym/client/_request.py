@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from . import _wire as W
+from .. import protocol as W
 from .errors import (
     APIError,
     ConnectError,

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .. import protocol as W
 from . import _ops
-from . import _wire as W
 from . import models as M
 from ._async import AsyncSession, AsyncTransport
 from ._objects import ClientBase, GroupBase, SlotBase, close_quietly_if_raising, pick_format
@@ -109,7 +109,7 @@ class AsyncClient(ClientBase[AsyncTransport, AsyncSession]):
 
     async def tasks(self) -> list[M.TaskInfo]:
         """Every task the host serves."""
-        return await self._http.run(_ops.listing(W.TASKS, W.F_TASKS, M.TaskInfo.from_json))
+        return await self._http.run(_ops.get(W.TASKS, M.TaskInfo.list_from_json))
 
     async def task(self, task_id: str) -> M.TaskInfo:
         """One task, by full id or its first 8 characters (`NotFound` when unknown)."""
@@ -136,12 +136,12 @@ class AsyncClient(ClientBase[AsyncTransport, AsyncSession]):
 
     async def slots(self) -> list[AsyncSlot]:
         """The workspace's running slots."""
-        listed = _ops.listing(W.SLOTS, W.F_SLOTS, SlotInfo.from_json)
+        listed = _ops.get(W.SLOTS, SlotInfo.list_from_json)
         return [AsyncSlot(self, info) for info in await self._http.run(listed)]
 
     async def states(self) -> list[M.StateInfo]:
         """The workspace's saved states."""
-        return await self._http.run(_ops.listing(W.STATES, W.F_STATES, M.StateInfo.from_json))
+        return await self._http.run(_ops.get(W.STATES, M.StateInfo.list_from_json))
 
     async def delete_state(self, state: str | M.StateInfo, timeout: float | None = None) -> bool:
         """Delete a saved state (live children keep running); False if it was already gone."""
@@ -243,7 +243,7 @@ class AsyncSlot(SlotBase):
 
     async def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""
-        return await self._http.json("GET", W.slot_accessibility_path(self.id))
+        return M.accessibility_of(await self._http.json("GET", W.slot_accessibility_path(self.id)))
 
     async def step(self, code: str) -> M.StepResult:
         """Run pyautogui `code` or a control word (`Slot.step`); never replayed."""

@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import httpx
 
+from .. import protocol as W
 from . import _ops
-from . import _wire as W
 from ._http import Transport
 from ._objects import ENV_TOKEN, ENV_URL, ClientBase, pick_format, resolve_host
 from ._session import CLOSE_TIMEOUT_S, Session
@@ -92,7 +92,7 @@ class Client(ClientBase[Transport, Session]):
 
     def tasks(self) -> list[TaskInfo]:
         """Every task the host serves."""
-        return self._http.run(_ops.listing(W.TASKS, W.F_TASKS, TaskInfo.from_json))
+        return self._http.run(_ops.get(W.TASKS, TaskInfo.list_from_json))
 
     def task(self, task_id: str) -> TaskInfo:
         """One task, by full id or its first 8 characters (`NotFound` when unknown)."""
@@ -126,14 +126,14 @@ class Client(ClientBase[Transport, Session]):
 
     def slots(self) -> list[Slot]:
         """The workspace's running slots."""
-        infos = self._http.run(_ops.listing(W.SLOTS, W.F_SLOTS, SlotInfo.from_json))
+        infos = self._http.run(_ops.get(W.SLOTS, SlotInfo.list_from_json))
         return [Slot(self, info) for info in infos]
 
     # -- saved states -----------------------------------------------------------------------
 
     def states(self) -> list[StateInfo]:
         """The workspace's saved states."""
-        return self._http.run(_ops.listing(W.STATES, W.F_STATES, StateInfo.from_json))
+        return self._http.run(_ops.get(W.STATES, StateInfo.list_from_json))
 
     def delete_state(self, state: str | StateInfo, timeout: float | None = None) -> bool:
         """Delete a saved state (live children keep running); False if it was already gone.

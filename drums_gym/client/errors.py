@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _wire as W
+from .. import protocol as W
 
 if TYPE_CHECKING:  # pragma: no cover
     from .models import Episode
@@ -103,6 +103,17 @@ class APIError(DrumsError):
         #: Seconds the host asked the client to wait before retrying (429, 503), or None.
         self.retry_after = retry_after
         super().__init__(self.__str__())
+
+    @property
+    def invalid_reason(self) -> str | None:
+        """Why the host says the episode is invalid or the slot is gone, when its details
+        say (the episode's ``invalid_reason``, else the ``reason``); None otherwise."""
+        try:
+            details = W.decode(W.ErrorDetails, self.details, "an error's details")
+        except W.WireError:
+            return None
+        episode = details.episode
+        return (episode.invalid_reason if episode else None) or details.reason or None
 
     def __str__(self) -> str:
         where = f" ({self.method} {self.path})" if self.method or self.path else ""
@@ -228,16 +239,15 @@ def error_for_status(
     path: str = "",
 ) -> APIError:
     """Build the `APIError` subclass for an error reply (`body` is the parsed JSON or None)."""
-    err = body.get(W.F_ERROR) if isinstance(body, Mapping) else None
-    err = err if isinstance(err, Mapping) else {}
-    code = err.get(W.F_CODE)
-    if not isinstance(code, str) or not code:
-        code = _DEFAULT_CODE.get(status, W.CODE_INTERNAL if status == 500 else f"http_{status}")
-    message = err.get(W.F_MESSAGE)
-    if not isinstance(message, str) or not message:
-        message = reason or f"HTTP {status}"
-    details = err.get(W.F_DETAILS)
-    details = dict(details) if isinstance(details, Mapping) else {}
+    try:  # a proxy's or a foreign server's error body is not the protocol's: still an error
+        err: W.ErrorBody | None = W.decode(W.ErrorReply, body, "an error reply").error
+    except W.WireError:
+        err = None
+    code = err.code if err is not None and err.code else (
+        _DEFAULT_CODE.get(status, W.CODE_INTERNAL if status == 500 else f"http_{status}")
+    )
+    message = err.message if err is not None and err.message else (reason or f"HTTP {status}")
+    details = {} if err is None else err.details
     if status >= 500:
         cls: type[APIError] = ServerError
     elif status == 422 and code == W.CODE_INVALID_ACTION:
@@ -252,7 +262,10 @@ def error_for_status(
 
 def retry_after_seconds(details: Mapping[str, Any], header_s: float | None) -> float | None:
     """The wait the host asked for: `details.retry_after_ms`, else the `Retry-After` header."""
-    ms = details.get(W.F_RETRY_AFTER_MS)
-    if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms >= 0:
+    try:
+        ms = W.decode(W.ErrorDetails, details, "an error's details").retry_after_ms
+    except W.WireError:
+        ms = None
+    if ms is not None and ms >= 0:
         return ms / 1000.0
     return header_s

@@ -1,22 +1,24 @@
 """Frozen dataclasses for what the host answers, built from JSON.
 
-Every `from_json` reads the fields it knows (names from `_wire`) and ignores the rest, so a
-host may send more than this client understands. Missing optional fields take defaults.
+Every `from_json` reads its reply through the shape :mod:`drums_gym.protocol` defines for
+it (`decode`): fields it does not know are ignored, so a host may send more than this
+client understands; missing optional fields take the shape's defaults; a field of the
+wrong type is a `ProtocolError` naming it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 from PIL import Image
 
+from .. import protocol as P
 from .._rgb import rgb_array
-from . import _wire as W
 from .errors import ProtocolError
 
 __all__ = [
@@ -33,49 +35,30 @@ __all__ = [
     "StateInfo",
     "StepResult",
     "TaskInfo",
+    "accessibility_of",
+    "decode",
 ]
 
-
-# -- small typed readers ---------------------------------------------------------------------
-
-
-def _obj(data: Any, what: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ProtocolError(f"expected a JSON object for {what}, got {type(data).__name__}")
-    return data
+T = TypeVar("T")
 
 
-def _req_str(data: Mapping[str, Any], key: str, what: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise ProtocolError(f"{what}: field {key!r} is missing or not a string")
-    return value
+# -- the one reader of replies -----------------------------------------------------------
 
 
-def _str(data: Mapping[str, Any], key: str, default: str | None = None) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) else default
+def decode(shape: type[T], data: Any, what: str) -> T:
+    """A reply read as its protocol ``shape``; a malformed one is a `ProtocolError` naming
+    the field (the protocol's `WireError`, translated here, once)."""
+    try:
+        return P.decode(shape, data, what)
+    except P.WireError as exc:
+        raise ProtocolError(str(exc)) from None
 
 
-def _num(data: Mapping[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
-def _int(data: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
-    value = data.get(key)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return default
-
-
-def _bool(data: Mapping[str, Any], key: str, default: bool = False) -> bool:
-    value = data.get(key)
-    return value if isinstance(value, bool) else default
+def accessibility_of(data: Any) -> dict[str, Any]:
+    """An accessibility reply (``{"format", "tree"}``), checked against its shape."""
+    decode(P.AccessibilityReply, data, "an accessibility reply")
+    reply: dict[str, Any] = data
+    return reply
 
 
 # -- models -----------------------------------------------------------------------------------
@@ -88,16 +71,24 @@ class Screen(NamedTuple):
     height: int
 
     @classmethod
+    def of(cls, wire: P.ScreenSize | None) -> Screen | None:
+        return None if wire is None else cls(wire.width, wire.height)
+
+    @classmethod
     def from_json(cls, data: Any) -> Screen | None:
-        if not isinstance(data, Mapping):
+        """A ``{"width", "height"}`` object as a Screen (None when it is not one)."""
+        try:
+            return cls.of(P.decode(P.ScreenSize, data, "a screen"))
+        except P.WireError:
             return None
-        width, height = _int(data, W.F_WIDTH), _int(data, W.F_HEIGHT)
-        if width is None or height is None:
-            return None
-        return cls(width, height)
+
+    def to_wire(self) -> P.ScreenSize:
+        return P.ScreenSize(width=self.width, height=self.height)
 
     def to_json(self) -> dict[str, int]:
-        return {W.F_WIDTH: self.width, W.F_HEIGHT: self.height}
+        """``{"width", "height"}``."""
+        screen: dict[str, int] = P.encode(self.to_wire())
+        return screen
 
     def __repr__(self) -> str:
         return f"Screen({self.width}x{self.height})"
@@ -112,22 +103,21 @@ class Gate:
     detail: str | None = None
 
     @classmethod
+    def of(cls, wire: P.GateReply) -> Gate:
+        return cls(name=wire.name, status=wire.status, detail=wire.detail)
+
+    @classmethod
     def from_json(cls, data: Any) -> Gate:
-        data = _obj(data, "a gate")
-        return cls(
-            name=_str(data, W.F_NAME, "?") or "?",
-            status=_str(data, W.F_STATUS, "pending") or "pending",
-            detail=_str(data, W.F_DETAIL),
-        )
+        return cls.of(decode(P.GateReply, data, "a gate"))
 
     def to_dict(self) -> dict[str, str | None]:
         """The gate as a plain dict (`name`, `status`, `detail`), e.g. for an env's `info`."""
-        return {W.F_NAME: self.name, W.F_STATUS: self.status, W.F_DETAIL: self.detail}
+        return dataclasses.asdict(self)
 
     # Read-only mapping access, so code written against the JSON (`gate["status"]`,
     # `dict(gate)`) keeps working.
     def keys(self) -> tuple[str, ...]:
-        return (W.F_NAME, W.F_STATUS, W.F_DETAIL)
+        return tuple(f.name for f in dataclasses.fields(self))
 
     def __getitem__(self, key: str) -> str | None:
         return self.to_dict()[key]
@@ -135,13 +125,6 @@ class Gate:
     def __repr__(self) -> str:
         detail = f" ({self.detail})" if self.detail else ""
         return f"<Gate {self.name}={self.status}{detail}>"
-
-
-def _gates(data: Mapping[str, Any]) -> tuple[Gate, ...]:
-    raw = data.get(W.F_GATES)
-    if not isinstance(raw, list):
-        return ()
-    return tuple(Gate.from_json(g) for g in raw if isinstance(g, Mapping))
 
 
 @dataclass(frozen=True)
@@ -163,30 +146,33 @@ class Episode:
     last_action: str | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> Episode:
-        data = _obj(data, "an episode")
+    def of(cls, wire: P.EpisodeReply) -> Episode:
         return cls(
-            id=_req_str(data, W.F_ID, "episode"),
-            status=_req_str(data, W.F_STATUS, "episode"),
-            number=_int(data, W.F_NUMBER),
-            invalid_reason=_str(data, W.F_INVALID_REASON),
-            gates=_gates(data),
-            actions=_int(data, W.F_ACTIONS, 0) or 0,
-            started_at=_num(data, W.F_STARTED_AT),
-            last_action=_str(data, W.F_LAST_ACTION),
+            id=wire.id,
+            status=wire.status,
+            number=wire.number,
+            invalid_reason=wire.invalid_reason,
+            gates=tuple(Gate.of(g) for g in wire.gates),
+            actions=wire.actions,
+            started_at=wire.started_at,
+            last_action=wire.last_action,
         )
+
+    @classmethod
+    def from_json(cls, data: Any) -> Episode:
+        return cls.of(decode(P.EpisodeReply, data, "an episode"))
 
     @property
     def pending(self) -> bool:
-        return self.status == W.EPISODE_PENDING
+        return self.status == P.EPISODE_PENDING
 
     @property
     def valid(self) -> bool:
-        return self.status == W.EPISODE_VALID
+        return self.status == P.EPISODE_VALID
 
     @property
     def invalid(self) -> bool:
-        return self.status == W.EPISODE_INVALID
+        return self.status == P.EPISODE_INVALID
 
     def __repr__(self) -> str:
         reason = f" ({self.invalid_reason})" if self.invalid_reason else ""
@@ -203,7 +189,7 @@ class SlotInfo:
 
     id: str
     task: str
-    state: str = W.SLOT_RUNNING
+    state: str = P.SLOT_RUNNING
     screen: Screen | None = None
     created_at: float | None = None
     expires_at: float | None = None
@@ -213,21 +199,27 @@ class SlotInfo:
     episode: Episode | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> SlotInfo:
-        data = _obj(data, "a slot")
-        episode = data.get(W.F_EPISODE)
+    def of(cls, wire: P.SlotReply) -> SlotInfo:
         return cls(
-            id=_req_str(data, W.F_ID, "slot"),
-            task=_str(data, W.F_TASK, "") or "",
-            state=_str(data, W.F_STATE, W.SLOT_RUNNING) or W.SLOT_RUNNING,
-            screen=Screen.from_json(data.get(W.F_SCREEN)),
-            created_at=_num(data, W.F_CREATED_AT),
-            expires_at=_num(data, W.F_EXPIRES_AT),
-            ttl_s=_num(data, W.F_TTL_S),
-            parent=_str(data, W.F_PARENT),
-            saved_state=_str(data, W.F_SAVED_STATE),
-            episode=Episode.from_json(episode) if isinstance(episode, Mapping) else None,
+            id=wire.id,
+            task=wire.task,
+            state=wire.state,
+            screen=Screen.of(wire.screen),
+            created_at=wire.created_at,
+            expires_at=wire.expires_at,
+            ttl_s=wire.ttl_s,
+            parent=wire.parent,
+            saved_state=wire.saved_state,
+            episode=None if wire.episode is None else Episode.of(wire.episode),
         )
+
+    @classmethod
+    def from_json(cls, data: Any) -> SlotInfo:
+        return cls.of(decode(P.SlotReply, data, "a slot"))
+
+    @classmethod
+    def list_from_json(cls, data: Any) -> list[SlotInfo]:
+        return [cls.of(s) for s in decode(P.SlotList, data, "the slots").slots]
 
 
 @dataclass(frozen=True)
@@ -239,15 +231,12 @@ class Cut:
     detail: str = ""
 
     @classmethod
-    def from_json(cls, data: Any) -> Cut | None:
+    def of(cls, wire: P.CutReply | None) -> Cut | None:
         """The ``cut`` of a reply (None when the work was not cut)."""
-        if data is None:
-            return None
-        data = _obj(data, "a cut")
-        return cls(kind=_req_str(data, W.F_KIND, "a cut"), detail=_str(data, W.F_DETAIL) or "")
+        return None if wire is None else cls(kind=wire.kind, detail=wire.detail)
 
     def to_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "detail": self.detail}
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -268,14 +257,14 @@ class StepResult:
 
     @classmethod
     def from_json(cls, data: Any) -> StepResult:
-        data = _obj(data, "an action reply")
+        wire = decode(P.ActionReply, data, "an action reply")
         return cls(
-            applied=_int(data, W.F_APPLIED, 0) or 0,
-            episode=Episode.from_json(data.get(W.F_EPISODE)),
-            action_error=_str(data, W.F_ACTION_ERROR),
-            runner=_str(data, W.F_RUNNER),
-            cut=Cut.from_json(data.get(W.F_CUT)),
-            shell=_str(data, W.F_SHELL),
+            applied=wire.applied,
+            episode=Episode.of(wire.episode),
+            action_error=wire.action_error,
+            runner=wire.runner,
+            cut=Cut.of(wire.cut),
+            shell=wire.shell,
         )
 
 
@@ -298,19 +287,18 @@ class Reward:
     @property
     def pending(self) -> bool:
         """The episode's gates had not resolved: no verdict (`Slot.verify` waits past it)."""
-        return not self.valid and self.reason == W.EPISODE_PENDING
+        return not self.valid and self.reason == P.EPISODE_PENDING
 
     @classmethod
     def from_json(cls, data: Any) -> Reward:
-        data = _obj(data, "a verify reply")
-        score = _num(data, W.F_SCORE)
+        wire = decode(P.VerifyReply, data, "a verify reply")
         return cls(
-            valid=_bool(data, W.F_VALID),
-            score=0.0 if score is None else score,
-            reason=_str(data, W.F_REASON),
-            episode_id=_str(data, W.F_EPISODE_ID),
-            gates=_gates(data),
-            cut=Cut.from_json(data.get(W.F_CUT)),
+            valid=wire.valid,
+            score=float(wire.score),
+            reason=wire.reason,
+            episode_id=wire.episode_id,
+            gates=tuple(Gate.of(g) for g in wire.gates),
+            cut=Cut.of(wire.cut),
         )
 
     def __repr__(self) -> str:
@@ -343,7 +331,7 @@ class Observation:
     def array(self) -> np.ndarray:
         if self.rebuilt is not None:
             return self.rebuilt
-        if self.format == W.FORMAT_RAW:
+        if self.format == P.FORMAT_RAW:
             expected = self.width * self.height * 3
             if len(self.data) != expected:
                 raise ProtocolError(
@@ -381,60 +369,28 @@ class TaskInfo:
     screen: Screen | None = None
 
     @classmethod
+    def of(cls, wire: P.TaskReply) -> TaskInfo:
+        return cls(
+            id=wire.id,
+            short_id=wire.short_id or wire.id[:8],
+            domain=wire.domain,
+            instruction=wire.instruction,
+            screen=Screen.of(wire.screen),
+        )
+
+    @classmethod
     def from_json(cls, data: Any) -> TaskInfo:
-        data = _obj(data, "a task")
-        task_id = _req_str(data, W.F_ID, "task")
-        return cls(
-            id=task_id,
-            short_id=_str(data, W.F_SHORT_ID) or task_id[:8],
-            domain=_str(data, W.F_DOMAIN),
-            instruction=_str(data, W.F_INSTRUCTION, "") or "",
-            screen=Screen.from_json(data.get(W.F_SCREEN)),
-        )
-
-
-@dataclass(frozen=True)
-class HostLimits:
-    """The host's limits (per workspace, except `host_desktops`)."""
-
-    live_desktops: int | None = None
-    host_desktops: int | None = None
-    fork_limit: int | None = None
-    saved_states: int | None = None
-    default_ttl_s: float | None = None
-    max_ttl_s: float | None = None
-    state_idle_ttl_s: float | None = None
+        return cls.of(decode(P.TaskReply, data, "a task"))
 
     @classmethod
-    def from_json(cls, data: Any) -> HostLimits:
-        data = data if isinstance(data, Mapping) else {}
-        return cls(
-            live_desktops=_int(data, W.F_LIVE_DESKTOPS),
-            host_desktops=_int(data, W.F_HOST_DESKTOPS),
-            fork_limit=_int(data, W.F_FORK_LIMIT),
-            saved_states=_int(data, W.F_SAVED_STATES),
-            default_ttl_s=_num(data, W.F_DEFAULT_TTL_S),
-            max_ttl_s=_num(data, W.F_MAX_TTL_S),
-            state_idle_ttl_s=_num(data, W.F_STATE_IDLE_TTL_S),
-        )
+    def list_from_json(cls, data: Any) -> list[TaskInfo]:
+        return [cls.of(t) for t in decode(P.TaskList, data, "the tasks").tasks]
 
 
-@dataclass(frozen=True)
-class HostUsage:
-    """What the caller's workspace (and the whole host, `host_desktops`) uses now."""
-
-    live_desktops: int = 0
-    host_desktops: int = 0
-    saved_states: int = 0
-
-    @classmethod
-    def from_json(cls, data: Any) -> HostUsage:
-        data = data if isinstance(data, Mapping) else {}
-        return cls(
-            live_desktops=_int(data, W.F_LIVE_DESKTOPS, 0) or 0,
-            host_desktops=_int(data, W.F_HOST_DESKTOPS, 0) or 0,
-            saved_states=_int(data, W.F_SAVED_STATES, 0) or 0,
-        )
+#: The host's limits (per workspace, except `host_desktops`): the protocol's shape itself.
+HostLimits = P.HostLimits
+#: What the caller's workspace (and the whole host, `host_desktops`) uses now.
+HostUsage = P.HostUsage
 
 
 @dataclass(frozen=True)
@@ -445,48 +401,32 @@ class HostInfo:
     name: str
     limits: HostLimits
     usage: HostUsage
-    screenshot_formats: tuple[str, ...] = (W.FORMAT_PNG,)
+    screenshot_formats: tuple[str, ...] = (P.FORMAT_PNG,)
 
     @classmethod
     def from_json(cls, data: Any) -> HostInfo:
-        data = _obj(data, "the host")
-        formats = data.get(W.F_SCREENSHOT_FORMATS)
+        wire = decode(P.HostReply, data, "the host")
         return cls(
-            api=_str(data, W.F_API, "v1") or "v1",
-            name=_str(data, W.F_NAME, "") or "",
-            limits=HostLimits.from_json(data.get(W.F_LIMITS)),
-            usage=HostUsage.from_json(data.get(W.F_USAGE)),
-            screenshot_formats=tuple(f for f in formats if isinstance(f, str))
-            if isinstance(formats, list)
-            else (W.FORMAT_PNG,),
+            api=wire.api,
+            name=wire.name,
+            limits=wire.limits,
+            usage=wire.usage,
+            screenshot_formats=wire.screenshot_formats,
         )
 
 
-@dataclass(frozen=True)
-class StateInfo:
-    """A saved state (made by a fork): `slot` it was saved from, live `children`."""
+class StateInfo(P.StateReply):
+    """A saved state (made by a fork): `slot` it was saved from, live `children` (the
+    protocol's `StateReply`, read from the host)."""
 
-    id: str
-    slot: str | None = None
-    children: tuple[str, ...] = ()
-    delete_with_children: bool = False
-    created_at: float | None = None
-    expires_at: float | None = None
-    size_bytes: int | None = None
+    @classmethod
+    def of(cls, wire: P.StateReply) -> StateInfo:
+        return cls(**dataclasses.asdict(wire))
 
     @classmethod
     def from_json(cls, data: Any) -> StateInfo:
-        data = _obj(data, "a saved state")
-        children = data.get(W.F_CHILDREN)
-        return cls(
-            id=_req_str(data, W.F_ID, "saved state"),
-            slot=_str(data, W.F_SLOT),
-            children=tuple(c for c in children if isinstance(c, str))
-            if isinstance(children, list)
-            else (),
-            delete_with_children=_bool(data, W.F_DELETE_WITH_CHILDREN),
-            created_at=_num(data, W.F_CREATED_AT),
-            expires_at=_num(data, W.F_EXPIRES_AT),
-            size_bytes=_int(data, W.F_SIZE_BYTES),
-        )
+        return cls.of(decode(P.StateReply, data, "a saved state"))
 
+    @classmethod
+    def list_from_json(cls, data: Any) -> list[StateInfo]:
+        return [cls.of(s) for s in decode(P.StateList, data, "the saved states").states]

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import protocol as W
 from . import _ops
-from . import _wire as W
 from ._objects import GroupBase, SlotBase, close_quietly_if_raising
 from .errors import DrumsError
-from .models import Episode, Observation, Reward, SlotInfo, StepResult
+from .models import Episode, Observation, Reward, SlotInfo, StepResult, accessibility_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._http import Transport
@@ -94,7 +94,7 @@ class Slot(SlotBase):
 
     def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""
-        return self._http.json("GET", W.slot_accessibility_path(self.id))
+        return accessibility_of(self._http.json("GET", W.slot_accessibility_path(self.id)))
 
     # -- acting -----------------------------------------------------------------------------
 

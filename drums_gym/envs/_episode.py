@@ -323,12 +323,9 @@ def _as_text(action: Any) -> tuple[str, str | None]:
 
 def _reason_of(exc: DrumsError) -> str:
     """The invalid reason an error stands for."""
-    details = getattr(exc, "details", None) or {}
-    episode = details.get("episode") if isinstance(details, dict) else None
-    if isinstance(episode, dict) and episode.get("invalid_reason"):
-        return str(episode["invalid_reason"])
-    if isinstance(details, dict) and details.get("reason"):
-        return str(details["reason"])
+    reason = getattr(exc, "invalid_reason", None)
+    if reason:
+        return str(reason)
     code = getattr(exc, "code", None)
     return f"{HOST_ERROR}:{code}" if code else f"{HOST_ERROR}:{type(exc).__name__}"
 

@@ -1,5 +1,9 @@
 """The request bodies of the host's HTTP API: all request validation is here.
 
+The shapes are :mod:`drums_gym.protocol`'s (``CreateSlotBody``, ...); these pydantic models
+add the bounds and the OpenAPI descriptions, and `wire` turns a validated body into its
+protocol shape (``tests/local/test_host_api.py`` checks both spell the same fields).
+
 :func:`body_models` builds the pydantic models for one host's limits (a ``ttl_s`` beyond
 its ``max_ttl_s`` or an ``n`` beyond its fork limit is a 422 naming the field, and the
 OpenAPI document shows the bounds). Strings refuse lone surrogates: text that cannot be
@@ -9,7 +13,7 @@ UTF-8 is a 422, never a 500.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -26,6 +30,8 @@ from ..actions.limits import MAX_CODE_CHARS
 from .config import HostConfig
 
 __all__ = ["MAX_VERIFY_WAIT_S", "BodyModels", "Randomize", "ResetBody", "Text", "body_models"]
+
+T = TypeVar("T")
 
 #: the longest a verify waits for a pending episode's gates
 MAX_VERIFY_WAIT_S = P.MAX_VERIFY_WAIT_S
@@ -45,8 +51,9 @@ Text = Annotated[str, AfterValidator(_unicode)]
 class _Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    def fields(self) -> dict[str, Any]:
-        return self.model_dump(exclude_unset=True)
+    def wire(self, shape: type[T]) -> T:
+        """The validated body as the protocol's ``shape`` (:mod:`drums_gym.protocol`)."""
+        return P.decode(shape, self.model_dump(), "body")
 
 
 class ScreenSize(_Body):

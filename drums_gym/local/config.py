@@ -181,14 +181,14 @@ class HostConfig:
         """The work budget of one action, setup or verify."""
         return Limits(self.action_steps, self.action_seconds, self.action_output_bytes)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> P.HostLimits:
         """The ``limits`` object of ``GET /v1/host``."""
-        return {
-            P.F_LIVE_DESKTOPS: self.live_desktops,
-            P.F_HOST_DESKTOPS: self.host_desktops,
-            P.F_FORK_LIMIT: self.fork_limit,
-            P.F_SAVED_STATES: self.saved_states,
-            P.F_DEFAULT_TTL_S: self.default_ttl_s,
-            P.F_MAX_TTL_S: self.max_ttl_s,
-            P.F_STATE_IDLE_TTL_S: self.state_idle_ttl_s,
-        }
+        return P.HostLimits(
+            live_desktops=self.live_desktops,
+            host_desktops=self.host_desktops,
+            fork_limit=self.fork_limit,
+            saved_states=self.saved_states,
+            default_ttl_s=self.default_ttl_s,
+            max_ttl_s=self.max_ttl_s,
+            state_idle_ttl_s=self.state_idle_ttl_s,
+        )

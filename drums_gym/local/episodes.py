@@ -11,7 +11,6 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import protocol as P
 from .faults import EPISODE_FAULTS, Faults
@@ -25,8 +24,8 @@ class Gate:
     status: str = "pending"  # pending | passed | failed
     detail: str | None = None
 
-    def public(self) -> dict[str, Any]:
-        return {P.F_NAME: self.name, P.F_STATUS: self.status, P.F_DETAIL: self.detail}
+    def public(self) -> P.GateReply:
+        return P.GateReply(name=self.name, status=self.status, detail=self.detail)
 
 
 @dataclass
@@ -41,7 +40,7 @@ class Episode:
     status: str = "pending"  # pending | valid | invalid
     invalid_reason: str | None = None
     actions: int = 0
-    log: list[dict[str, Any]] = field(default_factory=list)
+    log: list[P.ActionLogEntry] = field(default_factory=list)
     failing_gate: str | None = None  # planned: this gate fails at resolution
     fault_reason: str | None = None  # planned: host flags the episode after the gates pass
     fault_after_actions: int = 0
@@ -95,15 +94,15 @@ class Episode:
         ):
             self.invalidate(self.fault_reason)
 
-    def public(self) -> dict[str, Any]:
-        return {
-            P.F_ID: self.id,
-            P.F_NUMBER: self.number,
-            P.F_STATUS: self.status,
-            P.F_INVALID_REASON: self.invalid_reason,
-            P.F_GATES: [g.public() for g in self.gates],
-            P.F_ACTIONS: self.actions,
-            P.F_STARTED_AT: self.started_at,
-            P.F_LAST_ACTION: self.last_action,
-            P.F_SCORE: self.score,
-        }
+    def public(self) -> P.EpisodeReply:
+        return P.EpisodeReply(
+            id=self.id,
+            number=self.number,
+            status=self.status,
+            invalid_reason=self.invalid_reason,
+            gates=tuple(g.public() for g in self.gates),
+            actions=self.actions,
+            started_at=self.started_at,
+            last_action=self.last_action,
+            score=self.score,
+        )

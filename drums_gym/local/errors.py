@@ -32,14 +32,14 @@ class HostError(Exception):
         status: int,
         code: str,
         message: str,
-        details: dict[str, Any] | None = None,
+        details: P.ErrorDetails | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
-        self.details = details or {}
+        self.details = details or P.ErrorDetails()
         self.headers = headers or {}
 
     def body(self) -> dict[str, Any]:
@@ -47,9 +47,13 @@ class HostError(Exception):
         return error_body(self.code, self.message, self.details)
 
 
-def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``{"error": {"code", "message", "details"}}``."""
-    return {P.F_ERROR: {P.F_CODE: code, P.F_MESSAGE: message, P.F_DETAILS: details or {}}}
+def error_body(code: str, message: str, details: P.ErrorDetails | None = None) -> dict[str, Any]:
+    """``{"error": {"code", "message", "details"}}`` (the details that are set)."""
+    sent = P.encode(details or P.ErrorDetails(), drop_none=True)
+    reply: dict[str, Any] = P.encode(
+        P.ErrorReply(error=P.ErrorBody(code=code, message=message, details=sent))
+    )
+    return reply
 
 
 def json_bytes(value: Any) -> bytes:
@@ -58,17 +62,17 @@ def json_bytes(value: Any) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def error_json(code: str, message: str, details: dict[str, Any] | None = None) -> bytes:
+def error_json(code: str, message: str, details: P.ErrorDetails | None = None) -> bytes:
     """The bytes of an error reply."""
     return json_bytes(error_body(code, message, details))
 
 
-def not_found(kind: str, ident: str) -> HostError:
+def not_found(kind: str, ident: str, details: P.ErrorDetails) -> HostError:
     """404: nothing of ``kind`` with this id in the caller's workspace."""
-    return HostError(404, P.CODE_NOT_FOUND, f"no {kind} {ident!r} in this workspace", {kind: ident})
+    return HostError(404, P.CODE_NOT_FOUND, f"no {kind} {ident!r} in this workspace", details)
 
 
-def conflict(message: str, details: dict[str, Any] | None = None) -> HostError:
+def conflict(message: str, details: P.ErrorDetails | None = None) -> HostError:
     """409: the request does not fit the resource's state."""
     return HostError(409, P.CODE_CONFLICT, message, details)
 
@@ -79,6 +83,6 @@ def overloaded(message: str, retry_after_s: float) -> HostError:
         429,
         P.CODE_OVERLOADED,
         message,
-        {P.F_RETRY_AFTER_MS: int(retry_after_s * 1000)},
+        P.ErrorDetails(retry_after_ms=int(retry_after_s * 1000)),
         {P.H_RETRY_AFTER: str(max(1, math.ceil(retry_after_s)))},
     )

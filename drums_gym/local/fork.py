@@ -30,17 +30,17 @@ __all__ = ["branch", "delete_state", "get_state", "list_states", "restore", "sta
 
 
 def branch(
-    host: Host, workspace: str, slot_id: str, body: dict[str, Any], key: str | None = None
-) -> dict[str, Any]:
+    host: Host, workspace: str, slot_id: str, body: P.BranchBody, key: str | None = None
+) -> P.BranchReply:
     """``POST /v1/slots/{id}/branch``: ``{"state", "children": [{"id", "state"}, ...]}``."""
-    n: int = body[P.F_N]
-    delete_with_children: bool = body.get(P.F_DELETE_STATE_WITH_CHILDREN, False)
-    ttl = body.get(P.F_TTL_S) or host.config.default_ttl_s
-    fingerprint = json.dumps(["branch", slot_id, body], sort_keys=True, default=str)
+    n = body.n
+    delete_with_children = body.delete_state_with_children
+    ttl = body.ttl_s or host.config.default_ttl_s
+    fingerprint = json.dumps(["branch", slot_id, P.encode(body)], sort_keys=True, default=str)
     with host._lock:
         store = host.ensure_ws(workspace).idempotency
 
-    def make() -> dict[str, Any]:  # a replay answers the first reply, even once the parent went
+    def make() -> P.BranchReply:  # a replay answers the first reply, even once the parent went
         parent = host.slot(workspace, slot_id)
         with host._lock:
             ws = host.ensure_ws(workspace)
@@ -78,30 +78,25 @@ def branch(
                 idle_ttl_s=host.config.state_idle_ttl_s,
             )
             ws.states[state.id] = state
-            replies: list[dict[str, Any]] = []
+            replies: list[P.ChildReply] = []
             for slot, child_id in children:
                 if slot is None:
-                    replies.append(
-                        {
-                            P.F_ID: child_id,
-                            P.F_STATE: P.CHILD_FAILED,
-                            P.F_ERROR: {
-                                P.F_CODE: P.CODE_CHILD_FAILED,
-                                P.F_MESSAGE: "the child desktop did not come up",
-                            },
-                        }
+                    error = P.ChildError(
+                        code=P.CODE_CHILD_FAILED, message="the child desktop did not come up"
                     )
+                    replies.append(P.ChildReply(id=child_id, state=P.CHILD_FAILED, error=error))
                     continue
                 slot.saved_state = state.id
                 host.workspaces.add(ws, slot)
                 state.children.add(slot.id)
-                replies.append({P.F_ID: slot.id, P.F_STATE: P.CHILD_RUNNING})
+                replies.append(P.ChildReply(id=slot.id, state=P.CHILD_RUNNING))
             if delete_with_children and not state.children:
                 del ws.states[state.id]
                 state.drop()
-            return {P.F_STATE: state.id, P.F_CHILDREN: replies}
+            return P.BranchReply(state=state.id, children=tuple(replies))
 
-    return store.run(key, fingerprint, make)
+    reply: P.BranchReply = store.run(key, fingerprint, make)
+    return reply
 
 
 def start_state(host: Host, slot: Slot, state_id: str) -> SavedState:
@@ -111,19 +106,19 @@ def start_state(host: Host, slot: Slot, state_id: str) -> SavedState:
         ws = host.ws(slot.workspace)
         state = ws.states.get(state_id) if ws else None
         if state is None:
-            raise not_found("state", state_id)
+            raise not_found("state", state_id, P.ErrorDetails(state=state_id))
         if state.task.id != slot.task.id:
             raise conflict(
                 f"state {state_id} was saved from task {state.task.id[:8]}, "
                 f"not this slot's task {slot.task.id[:8]}",
-                {P.F_STATE: state_id},
+                P.ErrorDetails(state=state_id),
             )
         state.touch()  # a state in use is not idle
     if state.size != (slot.width, slot.height):
         raise conflict(
             f"state {state_id} is a {state.size[0]}x{state.size[1]} desktop, this slot's is "
             f"{slot.width}x{slot.height}",
-            {P.F_STATE: state_id},
+            P.ErrorDetails(state=state_id),
         )
     return state
 
@@ -137,7 +132,7 @@ def _copies(
         if parent.lost is not None:
             raise conflict(
                 f"slot {parent.id!r} lost its desktop ({parent.lost}); it cannot be forked",
-                {P.F_SLOT: parent.id, P.F_REASON: parent.lost},
+                P.ErrorDetails(slot=parent.id, reason=parent.lost),
             )
         if isinstance(station, Worker):
             try:
@@ -146,7 +141,7 @@ def _copies(
                 work.lose(host, parent, exc, "fork")
                 raise conflict(
                     f"slot {parent.id!r} lost its desktop while forking ({exc.cause})",
-                    {P.F_SLOT: parent.id, P.F_REASON: parent.lost},
+                    P.ErrorDetails(slot=parent.id, reason=parent.lost),
                 ) from None
             return keeper, list(children)
         snapshot = station.snapshot()
@@ -171,33 +166,33 @@ def restore(host: Host, state: SavedState, workspace: str) -> Station | Worker:
         except WorkerLost as exc:
             raise conflict(
                 f"state {state.id} lost its desktop ({exc.cause}); delete it",
-                {P.F_STATE: state.id},
+                P.ErrorDetails(state=state.id),
             ) from None
     out = Station(host.config.desktop_windows)
     out.adopt(keeper.snapshot(), state.task)
     return out
 
 
-def list_states(host: Host, workspace: str) -> list[dict[str, Any]]:
+def list_states(host: Host, workspace: str) -> list[P.StateReply]:
     with host._lock:
         ws = host.ws(workspace)
         return [s.public() for s in ws.states.values()] if ws else []
 
 
-def get_state(host: Host, workspace: str, state_id: str) -> dict[str, Any]:
+def get_state(host: Host, workspace: str, state_id: str) -> P.StateReply:
     with host._lock:
         ws = host.ws(workspace)
         state = ws.states.get(state_id) if ws else None
         if state is None:
-            raise not_found("state", state_id)
+            raise not_found("state", state_id, P.ErrorDetails(state=state_id))
         return state.public()
 
 
-def delete_state(host: Host, workspace: str, state_id: str) -> dict[str, Any]:
+def delete_state(host: Host, workspace: str, state_id: str) -> P.DeletedReply:
     with host._lock:
         ws = host.ws(workspace)
         if ws is None or state_id not in ws.states:
-            raise not_found("state", state_id)
+            raise not_found("state", state_id, P.ErrorDetails(state=state_id))
         ws.states.pop(state_id).drop()
-    return {P.F_ID: state_id, P.F_DELETED: True}
+    return P.DeletedReply(id=state_id, deleted=True)
 

@@ -35,7 +35,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 log = logging.getLogger("drums_gym.local")
 
 
-async def _reply(send: Send, status: int, code: str, message: str, details: dict[str, Any]) -> None:
+async def _reply(
+    send: Send, status: int, code: str, message: str, details: P.ErrorDetails
+) -> None:
     body = error_json(code, message, details)
     headers = [
         (b"content-type", b"application/json"),
@@ -74,7 +76,7 @@ class HostBugs:
             )
             if not started:
                 message = f"internal error: {type(exc).__name__}"
-                await _reply(send, 500, P.CODE_INTERNAL, message, {})
+                await _reply(send, 500, P.CODE_INTERNAL, message, P.ErrorDetails())
 
 
 class BodyLimit:
@@ -91,7 +93,7 @@ class BodyLimit:
             413,
             P.CODE_TOO_LARGE,
             f"the request body is larger than {self.max_bytes} bytes",
-            {P.F_MAX_BYTES: self.max_bytes},
+            P.ErrorDetails(max_bytes=self.max_bytes),
         )
         for name, value in scope.get("headers", ()):
             length = value.strip()
@@ -109,7 +111,7 @@ class BodyLimit:
                     408,
                     P.CODE_TIMEOUT,
                     f"the request body did not arrive within {self.timeout_s:g} s",
-                    {},
+                    P.ErrorDetails(),
                 )
                 return
             if message["type"] == "http.disconnect":

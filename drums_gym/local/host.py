@@ -45,11 +45,12 @@ __all__ = ["Host", "HostConfig", "SavedState", "Slot", "workspace_of"]
 class Host:
     """The local Drums host model.
 
+    >>> from drums_gym.protocol import CreateSlotBody
     >>> host = Host(HostConfig(gate_delay_s=0))
-    >>> slot = host.create_slot("default", {"task": "e0df059f"})
-    >>> host.wait_episode_now("default", slot["id"])["status"]
+    >>> slot = host.create_slot("default", CreateSlotBody(task="e0df059f"))
+    >>> host.wait_episode_now("default", slot.id).status
     'valid'
-    >>> host.delete_slot("default", slot["id"])["deleted"]
+    >>> host.delete_slot("default", slot.id).deleted
     True
     >>> host.close()
     """
@@ -167,15 +168,15 @@ class Host:
                     409,
                     P.CODE_CONFLICT,
                     f"slot {slot_id!r} is deleted ({reason})",
-                    {P.F_SLOT: slot_id, P.F_REASON: reason},
+                    P.ErrorDetails(slot=slot_id, reason=reason),
                 )
-        raise not_found("slot", slot_id)
+        raise not_found("slot", slot_id, P.ErrorDetails(slot=slot_id))
 
     def task(self, task_id: str) -> Task:
         try:
             return get_task(task_id, self.catalog)
         except UnknownTask as exc:
-            raise HostError(404, P.CODE_NOT_FOUND, str(exc), {P.F_TASK: task_id}) from None
+            raise HostError(404, P.CODE_NOT_FOUND, str(exc), P.ErrorDetails(task=task_id)) from None
 
     def new_episode(self, task: Task, number: int) -> Episode:
         return Episode.start(number, task.gates, self.config.gate_delay_s, self.faults)
@@ -206,20 +207,20 @@ class Host:
             pool.sweep()  # killed workers' remains, outside the host lock
 
     # ------------------------------------------------------------------ host
-    def info(self, workspace: str) -> dict[str, Any]:
+    def info(self, workspace: str) -> P.HostReply:
         with self._lock:
             ws = self.ws(workspace)
-            return {
-                P.F_API: P.API_VERSION,
-                P.F_NAME: "drums-gym local host",
-                P.F_LIMITS: self.config.public(),
-                P.F_USAGE: {
-                    P.F_LIVE_DESKTOPS: len(ws.slots) if ws else 0,
-                    P.F_HOST_DESKTOPS: self.workspaces.live,
-                    P.F_SAVED_STATES: len(ws.states) if ws else 0,
-                },
-                P.F_SCREENSHOT_FORMATS: list(P.SCREENSHOT_FORMATS),
-            }
+            return P.HostReply(
+                api=P.API_VERSION,
+                name="drums-gym local host",
+                limits=self.config.public(),
+                usage=P.HostUsage(
+                    live_desktops=len(ws.slots) if ws else 0,
+                    host_desktops=self.workspaces.live,
+                    saved_states=len(ws.states) if ws else 0,
+                ),
+                screenshot_formats=P.SCREENSHOT_FORMATS,
+            )
 
     def counts(self) -> dict[str, int]:
         """Live desktops and saved states over all workspaces (for tests and monitoring)."""
@@ -232,18 +233,16 @@ class Host:
 
     # ------------------------------------------------------------------ slots
     def create_slot(
-        self, workspace: str, body: dict[str, Any], idempotency_key: str | None = None
-    ) -> dict[str, Any]:
-        task = self.task(body[P.F_TASK])
-        ttl = body.get(P.F_TTL_S) or self.config.default_ttl_s
-        screen = body.get(P.F_SCREEN) or {}
-        width = screen.get(P.F_WIDTH, task.screen[0])
-        height = screen.get(P.F_HEIGHT, task.screen[1])
-        fingerprint = json.dumps(["create", body], sort_keys=True, default=str)
+        self, workspace: str, body: P.CreateSlotBody, idempotency_key: str | None = None
+    ) -> P.SlotReply:
+        task = self.task(body.task)
+        ttl = body.ttl_s or self.config.default_ttl_s
+        width, height = (body.screen.width, body.screen.height) if body.screen else task.screen
+        fingerprint = json.dumps(["create", P.encode(body)], sort_keys=True, default=str)
         with self._lock:
             store = self.ensure_ws(workspace).idempotency
 
-        def make() -> dict[str, Any]:
+        def make() -> P.SlotReply:
             with self._lock:
                 ws = self.ensure_ws(workspace)
                 self.workspaces.reserve(ws, 1)
@@ -251,7 +250,7 @@ class Host:
                 station = work.fresh_station(self, workspace)
                 slot = self.new_slot(workspace, task, station, (width, height), ttl)
                 try:
-                    work.setup(self, slot, body.get(P.F_RANDOMIZE))
+                    work.setup(self, slot, body.randomize)
                 except BaseException:
                     slot.stop("setup failed")
                     raise
@@ -262,15 +261,16 @@ class Host:
                 self.workspaces.add(ws, slot)
             return slot.public()
 
-        return store.run(idempotency_key, fingerprint, make)
+        reply: P.SlotReply = store.run(idempotency_key, fingerprint, make)
+        return reply
 
-    def list_slots(self, workspace: str) -> list[dict[str, Any]]:
+    def list_slots(self, workspace: str) -> list[P.SlotReply]:
         with self._lock:
             ws = self.ws(workspace)
             slots = list(ws.slots.values()) if ws else []
         return [s.public() for s in slots]
 
-    def get_slot(self, workspace: str, slot_id: str) -> dict[str, Any]:
+    def get_slot(self, workspace: str, slot_id: str) -> P.SlotReply:
         with self._lock:
             ws = self.ws(workspace)
             slot: Slot | Gone | None = None
@@ -278,24 +278,24 @@ class Host:
                 gone = ws.gone.get(slot_id)
                 slot = ws.slots.get(slot_id) or (gone[1] if gone else None)
         if slot is None:
-            raise not_found("slot", slot_id)
+            raise not_found("slot", slot_id, P.ErrorDetails(slot=slot_id))
         return slot.public()
 
-    def delete_slot(self, workspace: str, slot_id: str) -> dict[str, Any]:
+    def delete_slot(self, workspace: str, slot_id: str) -> P.DeletedReply:
         """Delete a slot: work running on it stops, and the reply waits (a bounded time)
         until its worker has closed the desktop, so no program of it is left."""
         with self._lock:
             ws = self.ws(workspace)
             slot = ws.slots.get(slot_id) if ws else None
             if ws is None or slot is None:
-                raise not_found("slot", slot_id)
+                raise not_found("slot", slot_id, P.ErrorDetails(slot=slot_id))
             self.workspaces.drop(ws, slot, P.SLOT_DELETED)
         if isinstance(slot.station, Worker):
             slot.station.finish()  # outside the host lock
-        return {P.F_ID: slot_id, P.F_DELETED: True}
+        return P.DeletedReply(id=slot_id, deleted=True)
 
-    def extend_lease(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        ttl = float(body[P.F_TTL_S])
+    def extend_lease(self, workspace: str, slot_id: str, body: P.LeaseBody) -> P.SlotReply:
+        ttl = float(body.ttl_s)
         slot = self.slot(workspace, slot_id)
         with self._lock:
             slot.ttl_s, slot.expires_at = ttl, time.time() + ttl
@@ -308,7 +308,7 @@ class Host:
         slot.episode.refresh()
         return slot.episode
 
-    def wait_episode_now(self, workspace: str, slot_id: str) -> dict[str, Any]:
+    def wait_episode_now(self, workspace: str, slot_id: str) -> P.EpisodeReply:
         """Block (in this thread) until the episode is not pending; for non-HTTP callers."""
         while True:
             episode = self.episode(workspace, slot_id)
@@ -316,27 +316,28 @@ class Host:
                 return episode.public()
             time.sleep(max(0.0, min(0.05, episode.resolve_at - time.monotonic())))
 
-    def act(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return work.act(self, self.slot(workspace, slot_id), body[P.F_CODE])
+    def act(self, workspace: str, slot_id: str, body: P.ActionBody) -> P.ActionReply:
+        return work.act(self, self.slot(workspace, slot_id), body.code)
 
-    def action_log(self, workspace: str, slot_id: str) -> dict[str, Any]:
+    def action_log(self, workspace: str, slot_id: str) -> P.ActionLog:
         return work.action_log(self, self.slot(workspace, slot_id))
 
     def screenshot(self, workspace: str, slot_id: str, fmt: str, since: str | None = None) -> Frame:
         return work.screenshot(self, self.slot(workspace, slot_id), fmt, since)
 
-    def accessibility(self, workspace: str, slot_id: str) -> dict[str, Any]:
+    def accessibility(self, workspace: str, slot_id: str) -> P.AccessibilityReply:
         return work.accessibility(self, self.slot(workspace, slot_id))
 
-    def verify(self, workspace: str, slot_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return work.verify(self, self.slot(workspace, slot_id), body.get(P.F_STRICT, True))
+    def verify(self, workspace: str, slot_id: str, body: P.VerifyBody) -> P.VerifyReply:
+        return work.verify(self, self.slot(workspace, slot_id), body.strict)
 
     def reset(
-        self, workspace: str, slot_id: str, body: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
-        randomize = (body or {}).get(P.F_RANDOMIZE)
+        self, workspace: str, slot_id: str, body: P.ResetBody | None = None
+    ) -> P.SlotReply:
+        body = body or P.ResetBody()
+        randomize = body.randomize
         slot = self.slot(workspace, slot_id)
-        state_id = (body or {}).get(P.F_STATE)
+        state_id = body.state
         if state_id is None:
             return work.reset(self, slot, randomize)
         state = fork.start_state(self, slot, state_id)
@@ -344,15 +345,15 @@ class Host:
 
     # ------------------------------------------------------------------ fork, saved states
     def branch(
-        self, workspace: str, slot_id: str, body: dict[str, Any], idempotency_key: str | None = None
-    ) -> dict[str, Any]:
+        self, workspace: str, slot_id: str, body: P.BranchBody, idempotency_key: str | None = None
+    ) -> P.BranchReply:
         return fork.branch(self, workspace, slot_id, body, idempotency_key)
 
-    def list_states(self, workspace: str) -> list[dict[str, Any]]:
+    def list_states(self, workspace: str) -> list[P.StateReply]:
         return fork.list_states(self, workspace)
 
-    def get_state(self, workspace: str, state_id: str) -> dict[str, Any]:
+    def get_state(self, workspace: str, state_id: str) -> P.StateReply:
         return fork.get_state(self, workspace, state_id)
 
-    def delete_state(self, workspace: str, state_id: str) -> dict[str, Any]:
+    def delete_state(self, workspace: str, state_id: str) -> P.DeletedReply:
         return fork.delete_state(self, workspace, state_id)

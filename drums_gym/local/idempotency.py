@@ -54,7 +54,7 @@ class IdempotencyStore:
         if record.fingerprint != fingerprint:
             raise conflict(
                 "Idempotency-Key was already used with a different request",
-                {P.F_IDEMPOTENCY_KEY: key},
+                P.ErrorDetails(idempotency_key=key),
             )
         with record.lock:
             if record.done:

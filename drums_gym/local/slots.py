@@ -72,7 +72,7 @@ class Slot:
         """409: the slot is deleted (and why)."""
         return conflict(
             f"slot {self.id!r} is deleted ({self.deleted_reason})",
-            {P.F_SLOT: self.id, P.F_REASON: self.deleted_reason},
+            P.ErrorDetails(slot=self.id, reason=self.deleted_reason),
         )
 
     @contextmanager
@@ -140,20 +140,20 @@ class Slot:
             finally:
                 self.lock.release()
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> P.SlotReply:
         self.episode.refresh()
-        return {
-            P.F_ID: self.id,
-            P.F_TASK: self.task.id,
-            P.F_STATE: self.state,
-            P.F_CREATED_AT: self.created_at,
-            P.F_EXPIRES_AT: self.expires_at,
-            P.F_TTL_S: self.ttl_s,
-            P.F_SCREEN: {P.F_WIDTH: self.width, P.F_HEIGHT: self.height},
-            P.F_PARENT: self.parent,
-            P.F_SAVED_STATE: self.saved_state,
-            P.F_EPISODE: self.episode.public(),
-        }
+        return P.SlotReply(
+            id=self.id,
+            task=self.task.id,
+            state=self.state,
+            created_at=self.created_at,
+            expires_at=self.expires_at,
+            ttl_s=self.ttl_s,
+            screen=P.ScreenSize(width=self.width, height=self.height),
+            parent=self.parent,
+            saved_state=self.saved_state,
+            episode=self.episode.public(),
+        )
 
 
 @dataclass
@@ -184,16 +184,16 @@ class SavedState:
         else:
             self.keeper.close()
 
-    def public(self) -> dict[str, Any]:
-        return {
-            P.F_ID: self.id,
-            P.F_SLOT: self.slot_id,
-            P.F_CHILDREN: sorted(self.children),
-            P.F_DELETE_WITH_CHILDREN: self.delete_with_children,
-            P.F_CREATED_AT: self.created_at,
-            P.F_EXPIRES_AT: self.expires_at,
-            P.F_SIZE_BYTES: STATE_SIZE_BYTES,
-        }
+    def public(self) -> P.StateReply:
+        return P.StateReply(
+            id=self.id,
+            slot=self.slot_id,
+            children=tuple(sorted(self.children)),
+            delete_with_children=self.delete_with_children,
+            created_at=self.created_at,
+            expires_at=self.expires_at,
+            size_bytes=STATE_SIZE_BYTES,
+        )
 
 
 @dataclass(frozen=True)
@@ -201,8 +201,8 @@ class Gone:
     """What a deleted slot still answers for a while: its last public form and why it
     went. The desktop itself is not kept (tens of MB with its frame caches)."""
 
-    last: dict[str, Any]
+    last: P.SlotReply
     deleted_reason: str | None
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> P.SlotReply:
         return self.last

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import protocol as P
@@ -33,7 +32,7 @@ from .errors import HostError, conflict
 from .frames import Frame
 from .pycode import plan_action
 from .slots import Slot
-from .workers import ACTION_GAP_S, Station, Worker, WorkerLost, WorkerTimeout
+from .workers import ACTION_GAP_S, Acted, Station, Verdict, Worker, WorkerLost, WorkerTimeout
 
 if TYPE_CHECKING:
     from .host import Host
@@ -47,9 +46,8 @@ log = logging.getLogger("drums_gym.local")
 
 
 def _invalid_action(exc: ActionError) -> HostError:
-    return HostError(
-        422, P.CODE_INVALID_ACTION, str(exc), {P.F_CONSTRUCT: exc.construct, P.F_LINE: exc.lineno}
-    )
+    details = P.ErrorDetails(construct=exc.construct, line=exc.lineno)
+    return HostError(422, P.CODE_INVALID_ACTION, str(exc), details)
 
 
 def _deadline(host: Host) -> float:
@@ -76,7 +74,7 @@ def _live(slot: Slot) -> None:
     if slot.lost is not None:
         raise conflict(
             f"slot {slot.id!r} lost its desktop ({slot.lost}); reset or delete it",
-            {P.F_SLOT: slot.id, P.F_REASON: slot.lost, P.F_EPISODE: slot.episode.public()},
+            P.ErrorDetails(slot=slot.id, reason=slot.lost, episode=slot.episode.public()),
         )
 
 
@@ -93,7 +91,7 @@ def retire(station: Station | Worker, reason: str) -> None:
         station.close()
 
 
-def setup(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) -> None:
+def setup(host: Host, slot: Slot, randomize: P.Randomize | None = None) -> None:
     """Make the slot's desktop and run its task's setup, under a budget and a deadline
     (a cut setup is a host failure: the episode is invalid with reason ``setup_cut``)."""
     try:
@@ -109,13 +107,21 @@ def setup(host: Host, slot: Slot, randomize: Mapping[str, Any] | None = None) ->
         slot.episode.invalidate(P.INVALID_SETUP_CUT)
 
 
-def _log_entry(host: Host, code: str) -> dict[str, Any]:
+def _shown(host: Host, code: str) -> str:
+    """The code as its log entry keeps it (at most ``log_code_chars``, then a marker)."""
     keep = host.config.log_code_chars
-    shown = code if len(code) <= keep else code[:keep] + f"... [{len(code)} characters]"
-    return {P.F_CODE: shown, P.F_APPLIED: 0, P.F_LOG_T: time.time()}
+    return code if len(code) <= keep else code[:keep] + f"... [{len(code)} characters]"
 
 
-def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
+def _log(host: Host, slot: Slot, entry: P.ActionLogEntry) -> None:
+    """Append to the episode's action log, which keeps the last ``action_log_entries``."""
+    log = slot.episode.log
+    log.append(entry)
+    if len(log) > host.config.action_log_entries:
+        del log[0]
+
+
+def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
     """Apply an action: a control word (DONE, FAIL, WAIT), plain pyautogui calls or a
     computer_13 action (the fast path), or other Python code (run in the sandbox,
     :mod:`.pycode`); an error of running Python is ``action_error`` data, as in OSWorld.
@@ -132,18 +138,20 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
         if episode.status == P.EPISODE_INVALID:
             raise conflict(
                 f"episode {episode.id} is invalid ({episode.invalid_reason})",
-                {P.F_EPISODE: episode.public()},
+                P.ErrorDetails(episode=episode.public()),
             )
         pending = episode.status == P.EPISODE_PENDING
-        entry = _log_entry(host, code)
-        cut = action_error = None
+        started, applied, runner = time.time(), 0, None
+        cut: P.CutReply | None = None
+        action_error: str | None = None
+        shell = host.shell
         incidents: list[tuple[str, str]] = []
         if plan.control is not None:
-            entry[P.F_CONTROL] = episode.last_action = plan.control
+            episode.last_action = plan.control
         else:
-            entry[P.F_RUNNER] = plan.runner
+            runner = plan.runner
             try:
-                done = slot.run(
+                done: Acted = slot.run(
                     "act", plan, limits=host.config.limits(), deadline_s=_deadline(host)
                 )
             except ActionError as exc:
@@ -151,18 +159,11 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
                 raise _invalid_action(exc) from None
             except WorkerLost as exc:
                 lose(host, slot, exc, "action")
-                done = {P.F_CUT: {P.F_KIND: P.CUT_LOST, P.F_DETAIL: str(exc)}, "incidents": [],
-                        P.F_APPLIED: 0, P.F_ACTION_ERROR: None}
-            cut = done[P.F_CUT]
-            if cut is not None:
-                if slot.state != P.SLOT_RUNNING:
-                    raise slot.deleted_error()
-                entry[P.F_CUT] = cut
-            incidents = done["incidents"]
-            entry[P.F_APPLIED] = done[P.F_APPLIED]
-            action_error = done[P.F_ACTION_ERROR]
-            if action_error is not None:
-                entry[P.F_ACTION_ERROR] = action_error
+                done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], shell)
+            if done.cut is not None and slot.state != P.SLOT_RUNNING:
+                raise slot.deleted_error()
+            applied, action_error, cut = done.applied, done.action_error, done.cut
+            incidents, shell = done.incidents, done.shell
             episode.last_action = P.LAST_ACTION_CODE
         episode.actions += 1
         with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
@@ -170,35 +171,31 @@ def act(host: Host, slot: Slot, code: str) -> dict[str, Any]:
             state = ws.states.get(slot.saved_state or "") if ws else None
             if state is not None:
                 state.touch()  # a state in use is not idle
-        episode.log.append(entry)
-        if len(episode.log) > host.config.action_log_entries:
-            del episode.log[0]
+        _log(host, slot, P.ActionLogEntry(
+            code=_shown(host, code), applied=applied, t=started, control=plan.control,
+            runner=runner, action_error=action_error, cut=cut,
+        ))
         episode.refresh()
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
-        return {
-            P.F_APPLIED: entry[P.F_APPLIED],
-            P.F_EPISODE: episode.public(),
-            P.F_CUT: cut,
-            P.F_ACTION_ERROR: action_error,
-            P.F_RUNNER: entry.get(P.F_RUNNER),
-            P.F_SHELL: done.get(P.F_SHELL, host.shell) if plan.control is None else host.shell,
-        }
+        return P.ActionReply(
+            applied=applied,
+            episode=episode.public(),
+            cut=cut,
+            action_error=action_error,
+            runner=runner,
+            shell=shell,
+        )
 
 
 def _log_rejected(host: Host, slot: Slot, code: str, exc: ActionError) -> None:
     """(under the slot's lock) A refused action in the episode's log, with the reason (the
     live view shows it, marked); it is no action of the episode (``actions`` not counted)."""
-    entry = _log_entry(host, code)
-    entry[P.F_ERROR] = str(exc)
-    slot.episode.log.append(entry)
-    if len(slot.episode.log) > host.config.action_log_entries:
-        del slot.episode.log[0]
+    _log(host, slot, P.ActionLogEntry(code=_shown(host, code), t=time.time(), error=str(exc)))
 
-
-def action_log(host: Host, slot: Slot) -> dict[str, Any]:
+def action_log(host: Host, slot: Slot) -> P.ActionLog:
     with slot.work(host.config.slot_queue):
-        return {P.F_EPISODE: slot.episode.id, P.F_ACTIONS: list(slot.episode.log)}
+        return P.ActionLog(episode=slot.episode.id, actions=tuple(slot.episode.log))
 
 
 def _plain(host: Host, slot: Slot, what: str, op: str, *args: Any) -> Any:
@@ -221,13 +218,13 @@ def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Fr
         return frame
 
 
-def accessibility(host: Host, slot: Slot) -> dict[str, Any]:
+def accessibility(host: Host, slot: Slot) -> P.AccessibilityReply:
     with slot.work(host.config.slot_queue):
-        tree: dict[str, Any] = _plain(host, slot, "accessibility", "accessibility")
+        tree: P.AccessibilityReply = _plain(host, slot, "accessibility", "accessibility")
         return tree
 
 
-def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
+def verify(host: Host, slot: Slot, strict: bool) -> P.VerifyReply:
     """Judge the episode now (the app waits for pending gates before calling this). A
     check cut by a host limit makes the episode invalid, never a valid 0."""
     with slot.work(host.config.slot_queue):
@@ -238,42 +235,42 @@ def verify(host: Host, slot: Slot, strict: bool) -> dict[str, Any]:
             raise conflict(
                 f"episode {episode.id} is {episode.status}"
                 + (f" ({episode.invalid_reason})" if episode.invalid_reason else ""),
-                {P.F_EPISODE: episode.public()},
+                P.ErrorDetails(episode=episode.public()),
             )
         cut, score, shell = None, 0.0, host.shell
         if slot.lost is None:
             try:
-                done = slot.run(
+                done: Verdict = slot.run(
                     "verify", episode.last_action, limits=host.config.limits(),
                     deadline_s=_deadline(host),
                 )
-                score, cut, shell = done[P.F_SCORE], done[P.F_CUT], done[P.F_SHELL]
+                score, cut, shell = done.score, done.cut, done.shell
             except WorkerLost as exc:
                 lose(host, slot, exc, "verify")
-                cut = {P.F_KIND: P.CUT_LOST, P.F_DETAIL: str(exc)}
+                cut = P.CutReply(kind=P.CUT_LOST, detail=str(exc))
         if cut is not None:
             if slot.state != P.SLOT_RUNNING:
                 raise slot.deleted_error()
             episode.invalidate(P.INVALID_VERIFY_CUT)
             score, valid = 0.0, False
         episode.score = score if valid else None  # the live view's verdict
-        return {
-            P.F_VALID: valid,
-            P.F_SCORE: score,
-            P.F_REASON: None if valid else (episode.invalid_reason or episode.status),
-            P.F_EPISODE_ID: episode.id,
-            P.F_GATES: [g.public() for g in episode.gates],
-            P.F_CUT: cut,
-            P.F_SHELL: shell,
-        }
+        return P.VerifyReply(
+            valid=valid,
+            score=score,
+            reason=None if valid else (episode.invalid_reason or episode.status),
+            episode_id=episode.id,
+            gates=tuple(g.public() for g in episode.gates),
+            cut=cut,
+            shell=shell,
+        )
 
 
 def reset(
     host: Host,
     slot: Slot,
-    randomize: Mapping[str, Any] | None = None,
+    randomize: P.Randomize | None = None,
     start: Station | Worker | None = None,
-) -> dict[str, Any]:
+) -> P.SlotReply:
     """A fresh desktop (varied by ``randomize``) and a new episode of the same task; with
     ``start`` (a station holding a copy of a saved state's desktop, already set up:
     `fork.restore`), that desktop instead, as a fork child starts from one. A slot that

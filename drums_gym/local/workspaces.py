@@ -137,14 +137,14 @@ class Workspaces:
                 P.CODE_QUOTA_EXCEEDED,
                 f"live desktop limit reached: {live} running + {desktops} requested "
                 f"> {cfg.live_desktops}",
-                {P.F_LIMIT: cfg.live_desktops, P.F_LIVE: live, P.F_REQUESTED: desktops},
+                P.ErrorDetails(limit=cfg.live_desktops, live=live, requested=desktops),
             )
         if states and len(ws.states) + states > cfg.saved_states:
             raise HostError(
                 403,
                 P.CODE_QUOTA_EXCEEDED,
                 f"saved state limit reached: {len(ws.states)} of {cfg.saved_states}",
-                {P.F_LIMIT: cfg.saved_states, P.F_SAVED_STATES: len(ws.states)},
+                P.ErrorDetails(limit=cfg.saved_states, saved_states=len(ws.states)),
             )
         if self.live + desktops > cfg.host_desktops:
             raise overloaded(

@@ -270,7 +270,7 @@ def test_eval_records_episodes(local_host, host_url, tmp_path, capsys, monkeypat
     forks: list[int] = []
 
     def spy(workspace, slot_id, body, *args, **kwargs):
-        forks.append(body["n"])
+        forks.append(body.n)
         return branch(workspace, slot_id, body, *args, **kwargs)
 
     monkeypatch.setattr(local_host.model, "branch", spy)

@@ -1,10 +1,13 @@
-"""One wire vocabulary: the host sends and documents only names of ``drums_gym.protocol``,
-and the client reads only names the host sends (issue 9, item 3)."""
+"""One typed wire (issue 23, item 3): every request and reply shape is defined once, in
+``drums_gym.protocol``; the host declares each reply in its OpenAPI schema from those
+shapes, and the client reads each reply through them (a malformed one is an error naming
+the field)."""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable
+import dataclasses
+import re
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -13,131 +16,132 @@ import pytest
 from a11y import center, find
 
 from drums_gym import protocol as P
+from drums_gym.client import ProtocolError
+from drums_gym.client.models import Episode, Reward, SlotInfo, StepResult
+from drums_gym.local.bodies import ActionBody, ResetBody, VerifyBody, body_models
 from drums_gym.local.host import HostConfig
 
-CLIENT = Path(__file__).resolve().parents[2] / "drums_gym" / "client"
-#: values under these keys are data (the accessibility tree, error details of a nested
-#: episode are walked as episodes), not wire field names
-DATA_KEYS = {P.F_TREE}
-
-
-def keys_of(value: Any, into: set[str]) -> set[str]:
-    """Every dict key in a JSON value, recursively (data subtrees left out)."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            into.add(key)
-            if key not in DATA_KEYS:
-                keys_of(inner, into)
-    elif isinstance(value, list):
-        for inner in value:
-            keys_of(inner, into)
-    return into
-
-
-def openapi_names(spec: dict[str, Any]) -> set[str]:
-    """Property names of every schema and the names of every parameter the document declares."""
-    names: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            names.update(node.get("properties", {}))
-            for inner in node.values():
-                walk(inner)
-        elif isinstance(node, list):
-            for inner in node:
-                walk(inner)
-
-    walk(spec.get("components", {}).get("schemas", {}))
-    for operations in spec["paths"].values():
-        for op in operations.values():
-            names.update(p["name"] for p in op.get("parameters", []) if p["in"] == "query")
-    # FastAPI's own validation-error schemas are not served: the host answers its own shape
-    return names - {"loc", "msg", "type", "input", "ctx", "detail"}
-
-
-def client_reads() -> set[str]:
-    """The field names the client's modules spell (every ``W.F_*`` they use)."""
-    used: set[str] = set()
-    for path in CLIENT.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Attribute) and node.attr.startswith("F_"):
-                used.add(getattr(P, node.attr))
-    return used
-
-
-def outside(names: Iterable[str], vocabulary: Iterable[str]) -> list[str]:
-    return sorted(set(names) - set(vocabulary))
-
+PACKAGE = Path(__file__).resolve().parents[2] / "drums_gym"
 
 RENAME = "pyautogui.click({x}, {y})\npyautogui.press('f2')\npyautogui.hotkey('ctrl', 'a')\n"
 RENAME += "pyautogui.write('todo_list_Jan_2')\npyautogui.press('enter')"
 
 
-def exercise(http: httpx.Client) -> list[Any]:
-    """Real replies of every endpoint, errors included."""
-    replies: list[Any] = [http.get(P.HEALTHZ).json(), http.get(P.HOST).json()]
-    replies.append(http.get(P.TASKS).json())
-    replies.append(http.get(P.task_path("e0df059f")).json())
-    slot = http.post(P.SLOTS, json={P.F_TASK: "e0df059f", P.F_TTL_S: 120})
-    replies.append(slot.json())
-    sid = slot.json()[P.F_ID]
-    replies.append(http.get(P.slot_episode_path(sid), params={"wait": "true"}).json())
+def body(shape: Any) -> dict[str, Any]:
+    return P.encode(shape, drop_none=True)
+
+
+def exercise(http: httpx.Client) -> list[tuple[type, Any]]:
+    """Real replies of every JSON endpoint, each with the shape protocol defines for it."""
+    got: list[tuple[type, Any]] = [(P.HealthReply, http.get(P.HEALTHZ).json())]
+    got.append((P.HostReply, http.get(P.HOST).json()))
+    got.append((P.TaskList, http.get(P.TASKS).json()))
+    got.append((P.TaskReply, http.get(P.task_path("e0df059f")).json()))
+    slot = http.post(P.SLOTS, json=body(P.CreateSlotBody(task="e0df059f", ttl_s=120))).json()
+    got.append((P.SlotReply, slot))
+    sid = P.decode(P.SlotReply, slot, "a slot").id
+    got.append((P.EpisodeReply,
+                http.get(P.slot_episode_path(sid), params={P.Q_WAIT: "true"}).json()))
     tree = http.get(P.slot_accessibility_path(sid)).json()
-    replies.append(tree)
-    x, y = center(find(tree[P.F_TREE], "todo_list_Jan_1"))
-    solve = {P.F_CODE: RENAME.format(x=x, y=y)}
-    replies.append(http.post(P.slot_actions_path(sid), json=solve).json())
-    replies.append(http.post(P.slot_actions_path(sid), json={P.F_CODE: "DONE"}).json())
-    replies.append(http.post(P.slot_actions_path(sid), json={P.F_CODE: "pyautogui.nope()"}).json())
-    replies.append(http.get(P.slot_actions_path(sid)).json())
-    replies.append(http.post(P.slot_verify_path(sid), json={P.F_STRICT: True}).json())
-    replies.append(http.post(P.slot_lease_path(sid), json={P.F_TTL_S: 60}).json())
-    group = http.post(P.slot_branch_path(sid), json={P.F_N: 1, P.F_TTL_S: 60}).json()
-    replies.append(group)
-    replies.append(http.get(P.STATES).json())
-    replies.append(http.get(P.state_path(group[P.F_STATE])).json())
-    replies.append(http.get(P.SLOTS).json())
-    replies.append(http.post(P.slot_reset_path(sid)).json())
-    now = {P.F_STRICT: True, P.F_TIMEOUT_S: 0}
-    replies.append(http.post(P.slot_verify_path(sid), json=now).json())
-    replies.append(http.post(P.slot_branch_path(sid), json={P.F_N: 99}).json())
-    replies.append(http.post(P.SLOTS, json={}).json())
-    replies.append(http.get(P.slot_path("slot_missing")).json())
-    child = group[P.F_CHILDREN][0][P.F_ID]
-    replies.append(http.delete(P.slot_path(child)).json())
-    replies.append(http.get(P.slot_path(child)).json())
-    replies.append(http.post(P.slot_actions_path(child), json={P.F_CODE: "pass"}).json())
-    replies.append(http.delete(P.state_path(group[P.F_STATE])).json())
-    replies.append(http.delete(P.slot_path(sid)).json())
-    return replies
+    got.append((P.AccessibilityReply, tree))
+    x, y = center(find(P.decode(P.AccessibilityReply, tree, "a tree").tree, "todo_list_Jan_1"))
+    for code in (RENAME.format(x=x, y=y), "DONE", "pyautogui.nope()"):
+        reply = http.post(P.slot_actions_path(sid), json=body(P.ActionBody(code=code)))
+        got.append((P.ActionReply, reply.json()))
+    got.append((P.ActionLog, http.get(P.slot_actions_path(sid)).json()))
+    got.append((P.VerifyReply, http.post(P.slot_verify_path(sid), json={}).json()))
+    got.append((P.SlotReply,
+                http.post(P.slot_lease_path(sid), json=body(P.LeaseBody(ttl_s=60))).json()))
+    group = http.post(P.slot_branch_path(sid), json=body(P.BranchBody(n=1, ttl_s=60))).json()
+    got.append((P.BranchReply, group))
+    branch = P.decode(P.BranchReply, group, "a fork")
+    got.append((P.StateList, http.get(P.STATES).json()))
+    got.append((P.StateReply, http.get(P.state_path(branch.state)).json()))
+    got.append((P.SlotList, http.get(P.SLOTS).json()))
+    got.append((P.SlotReply, http.post(P.slot_reset_path(sid)).json()))
+    now = body(P.VerifyBody(strict=True, timeout_s=0))
+    got.append((P.ErrorReply, http.post(P.slot_verify_path(sid), json=now).json()))  # pending
+    too_many = body(P.BranchBody(n=99))
+    got.append((P.ErrorReply, http.post(P.slot_branch_path(sid), json=too_many).json()))
+    got.append((P.ErrorReply, http.post(P.SLOTS, json={}).json()))
+    got.append((P.ErrorReply, http.get(P.slot_path("slot_missing")).json()))
+    child = branch.children[0].id
+    got.append((P.DeletedReply, http.delete(P.slot_path(child)).json()))
+    got.append((P.SlotReply, http.get(P.slot_path(child)).json()))  # a deleted slot's trace
+    got.append((P.ErrorReply,
+                http.post(P.slot_actions_path(child), json=body(P.ActionBody(code="x"))).json()))
+    got.append((P.DeletedReply, http.delete(P.state_path(branch.state)).json()))
+    got.append((P.DeletedReply, http.delete(P.slot_path(sid)).json()))
+    return got
+
+
+def undeclared(shape: Any, value: Any, where: str = "") -> list[str]:
+    """Fields of a reply that its shape does not define, recursively (data left out)."""
+    if not (dataclasses.is_dataclass(shape) and isinstance(value, dict)):
+        return []
+    types = typing.get_type_hints(shape)
+    extra = [f"{where}{k}" for k in value if k not in types]
+    for f in dataclasses.fields(shape):
+        tp = types[f.name]
+        inner = value.get(f.name)
+        for arg in (tp, *getattr(tp, "__args__", ())):
+            if dataclasses.is_dataclass(arg):
+                items = inner if isinstance(inner, list) else [inner]
+                for item in items:
+                    extra += undeclared(arg, item, f"{where}{f.name}.")
+    return extra
 
 
 @pytest.fixture
-def host_names(local_host, make_host) -> tuple[set[str], set[str]]:
+def replies(local_host, make_host) -> list[tuple[type, Any]]:
     with httpx.Client(base_url=local_host.url, timeout=30) as http:
-        spec = http.get("/openapi.json").json()
-        replies = exercise(http)
+        got = exercise(http)
     shedding = make_host(faults="overload=1")
-    replies.append(httpx.get(shedding.url + P.SLOTS).json())  # 429 with retry_after_ms
+    got.append((P.ErrorReply, httpx.get(shedding.url + P.SLOTS).json()))  # 429
     with httpx.Client(base_url=make_host(HostConfig(gate_delay_s=0.0, action_steps=20)).url,
                       timeout=30) as tight:  # a checker cut by the work budget: a cut
-        sid = tight.post(P.SLOTS, json={P.F_TASK: "e0df059f"}).json()[P.F_ID]
-        tight.get(P.slot_episode_path(sid), params={"wait": "true"})
-        replies.append(tight.post(P.slot_verify_path(sid), json={P.F_STRICT: False}).json())
+        sid = tight.post(P.SLOTS, json={"task": "e0df059f"}).json()["id"]
+        tight.get(P.slot_episode_path(sid), params={P.Q_WAIT: "true"})
+        cut = tight.post(P.slot_verify_path(sid), json=body(P.VerifyBody(strict=False)))
+        got.append((P.VerifyReply, cut.json()))
         tight.delete(P.slot_path(sid))
-    return openapi_names(spec), keys_of(replies, set())
+    return got
 
 
-def test_host_speaks_only_the_vocabulary(host_names):
-    documented, sent = host_names
-    vocabulary = P.field_names() | {P.Q_WAIT, P.Q_TIMEOUT_S, P.Q_FORMAT, P.Q_SINCE}
-    assert outside(documented, vocabulary) == [], "the OpenAPI document uses names not in protocol"
-    assert outside(sent, vocabulary) == [], "the host sends names not in protocol"
+def test_every_reply_is_its_shape_and_nothing_more(replies):
+    for shape, reply in replies:
+        P.decode(shape, reply, shape.__name__)  # raises, naming the field, if it is not
+        assert undeclared(shape, reply) == [], (shape.__name__, reply)
+    kinds = {shape for shape, _ in replies}
+    cut = [r for s, r in replies if s is P.VerifyReply and r["cut"]]
+    assert cut and P.decode(P.VerifyReply, cut[0], "verify").cut.kind == "steps"
+    errors = [P.decode(s, r, "error").error.code for s, r in replies if s is P.ErrorReply]
+    assert set(errors) == {"conflict", "invalid_request", "not_found", "overloaded"}, errors
+    assert kinds == {P.HealthReply, P.HostReply, P.TaskList, P.TaskReply, P.SlotReply,
+                     P.SlotList, P.DeletedReply, P.EpisodeReply, P.AccessibilityReply,
+                     P.ActionReply, P.ActionLog, P.VerifyReply, P.BranchReply, P.StateList,
+                     P.StateReply, P.ErrorReply}  # every reply of the API
 
 
-def test_client_reads_only_what_the_host_sends(host_names):
-    documented, sent = host_names
-    assert outside(client_reads(), sent | documented) == []
+def test_the_schema_declares_every_reply_with_the_shapes(local_host):
+    spec = httpx.get(local_host.url + "/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    for path, operations in spec["paths"].items():
+        for method, op in operations.items():
+            ok = op["responses"].get("200") or op["responses"].get("201")
+            content = ok["content"]
+            if path.endswith(P.SCREENSHOT_SUFFIX):  # bytes: image/png or raw RGB
+                assert set(content) == {"image/png", "application/octet-stream"}
+                continue
+            ref = content["application/json"]["schema"].get("$ref", "")
+            name = ref.rsplit("/", 1)[-1]
+            shape = getattr(P, name.removesuffix("-Output"), None)
+            assert dataclasses.is_dataclass(shape), f"{method} {path} declares no reply: {ok}"
+            props = schemas[name]["properties"]
+            assert set(props) == {f.name for f in dataclasses.fields(shape)}, name
+            for status in ("404", "422"):
+                error = op["responses"][status]["content"]["application/json"]["schema"]
+                assert error["$ref"].endswith("/ErrorReply"), (method, path, status)
 
 
 def test_host_routes_are_the_protocol_paths(local_host):
@@ -160,8 +164,51 @@ def test_host_routes_are_the_protocol_paths(local_host):
     assert set(spec["paths"]) == routes
 
 
-def test_the_check_catches_a_name_outside_the_vocabulary():
-    """Planted break: a reply with a field protocol does not define is reported."""
-    planted = {"episode": {"status": "valid", "statuz": "typo"}}
-    assert outside(keys_of(planted, set()), P.field_names()) == ["statuz"]
-    assert outside({"no_such_field"}, {"id"}) == ["no_such_field"]
+def test_request_bodies_are_the_protocol_shapes():
+    """The host's pydantic bodies (bounds, descriptions) spell the protocol's fields, with
+    its defaults."""
+    models = body_models(HostConfig())
+    pairs = [(models.create, P.CreateSlotBody), (models.branch, P.BranchBody),
+             (models.lease, P.LeaseBody), (ActionBody, P.ActionBody),
+             (VerifyBody, P.VerifyBody), (ResetBody, P.ResetBody)]
+    for model, shape in pairs:
+        fields = {f.name: f for f in dataclasses.fields(shape)}
+        assert set(model.model_fields) == set(fields), shape.__name__
+        for name, info in model.model_fields.items():
+            default = fields[name].default
+            if default is not dataclasses.MISSING:
+                assert info.default == default, (shape.__name__, name)
+
+
+@pytest.mark.parametrize(
+    ("parse", "reply", "where"),
+    [
+        (SlotInfo.from_json, {"id": "s", "episode": {"id": "e", "status": 3}},
+         "a slot: episode.status: expected a string, got int"),
+        (SlotInfo.from_json, {"task": "t"}, "a slot: field 'id' is missing"),
+        (Episode.from_json, {"id": "e", "status": "valid", "gates": [{"name": None}]},
+         "an episode: gates[0].name: expected a string, got null"),
+        (StepResult.from_json, {"applied": 1}, "an action reply: field 'episode' is missing"),
+        (Reward.from_json, {"valid": "yes"}, "a verify reply: valid: expected true or false"),
+        (Reward.from_json, [], "a verify reply: expected a JSON object, got list"),
+    ],
+)
+def test_a_malformed_reply_names_the_field(parse, reply, where):
+    with pytest.raises(ProtocolError, match=re.escape(where)):
+        parse(reply)
+
+
+def test_a_newer_hosts_extra_fields_are_ignored():
+    episode = Episode.from_json({"id": "e", "status": "valid", "mood": "sunny", "gates": []})
+    assert episode.valid and episode.gates == ()
+
+
+def test_no_field_name_constants_remain():
+    """Field names live only in the shapes: no ``F_*`` constant, no star-import shim."""
+    constant = re.compile(r"^\s*F_[A-Z0-9_]+\s*=", re.M)
+    used = re.compile(r"\b[PW]\.F_[A-Z0-9_]+\b")
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text()
+        assert not constant.search(text) and not used.search(text), path
+    assert not (PACKAGE / "client" / "_wire.py").exists()
+    assert not [name for name in P.__all__ if name.startswith("F_")]

@@ -32,7 +32,7 @@ class BranchCounter:
 
         def branch(workspace, slot_id, body, idempotency_key=None):
             with self._lock:
-                self.calls.append(body.get("n"))
+                self.calls.append(body.n)
             return real(workspace, slot_id, body, idempotency_key)
 
         monkeypatch.setattr(server.model, "branch", branch)

@@ -15,6 +15,7 @@ import pytest
 
 import drums_gym  # noqa: F401
 from drums_gym import client as drums
+from drums_gym import protocol as P
 from drums_gym.local.desktop import Desktop, variation
 from drums_gym.local.desktop.art import WALLPAPERS
 from drums_gym.local.desktop.variation import rng_for, vary
@@ -241,8 +242,8 @@ def test_the_setup_makes_the_same_files_on_a_randomized_desktop():
     host = Host(HostConfig(gate_delay_s=0, shell="simulated"))  # the in-memory tree, walked whole
 
     def tree(task: str, randomize: dict | None) -> dict[str, tuple]:
-        body = {"task": task} if randomize is None else {"task": task, "randomize": randomize}
-        slot_id = host.create_slot("default", body)["id"]
+        seed = None if randomize is None else P.Randomize(**randomize)
+        slot_id = host.create_slot("default", P.CreateSlotBody(task=task, randomize=seed)).id
         try:
             desk = host.inspect_desktop("default", slot_id)
             now = desk.fs.clock.now()

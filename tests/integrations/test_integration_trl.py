@@ -265,7 +265,7 @@ def branch_log(host) -> list[tuple[int, list[str]]]:
 
     def counted(workspace, slot_id, body, idempotency_key=None):
         out = branch(workspace, slot_id, body, idempotency_key)
-        calls.append((body["n"], [child["id"] for child in out["children"]]))
+        calls.append((body.n, [child.id for child in out.children]))
         return out
 
     host.model.branch = counted

@@ -146,12 +146,12 @@ def test_vf_eval_group_starts_from_one_forked_desktop(tmp_path, make_host):
 
     def counted(workspace, slot_id, body, idempotency_key=None):
         out = branch(workspace, slot_id, body, idempotency_key)
-        calls.append((body["n"], [child["id"] for child in out["children"]]))
+        calls.append((body.n, [child.id for child in out.children]))
         return out
 
     def creating(*args, **kwargs):
         out = create(*args, **kwargs)
-        created.append(out["id"])
+        created.append(out.id)
         return out
 
     host.model.branch, host.model.create_slot = counted, creating

@@ -6,7 +6,8 @@ own OpenAPI document, and bad constructor arguments.
   non-ASCII (lone surrogates too), and hostile code that would plant a canary file.
 - Every API endpoint (schemathesis, positive and negative cases, with real ids and
   random ones): no 5xx, every error in the documented shape
-  ``{"error": {"code", "message", "details"}}``.
+  ``{"error": {"code", "message", "details"}}``, and every reply, success or error, is what
+  the OpenAPI schema declares for it (the shapes of ``drums_gym.protocol``).
 - Bad arguments of ``DrumsDesktopEnv``, ``fork_vector``, ``connect``, ``LocalHost`` and
   ``HostConfig`` raise errors that name the argument.
 """
@@ -25,6 +26,12 @@ from conftest import assert_no_leaks
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
+from schemathesis.checks import (
+    Failure,
+    FailureGroup,
+    content_type_conformance,
+    response_schema_conformance,
+)
 
 from drums_gym.client import connect
 from drums_gym.envs import DrumsDesktopEnv
@@ -225,6 +232,7 @@ def test_huge_and_non_string_actions(env):
 # -- the host's API, fuzzed from its own OpenAPI document -----------------------------------
 
 SHAPE_KEYS = {"code", "message", "details"}
+SCHEMA_CHECKS = [response_schema_conformance, content_type_conformance]
 FUZZ_TOKEN = "Bearer fuzz"
 
 
@@ -247,9 +255,9 @@ def _clean(server: LocalHost) -> None:
     model = server.model
     for ws in list(model._workspaces):
         for slot in model.list_slots(ws):
-            model.delete_slot(ws, slot["id"])
+            model.delete_slot(ws, slot.id)
         for state in model.list_states(ws):
-            model.delete_state(ws, state["id"])
+            model.delete_state(ws, state.id)
 
 
 def _with_real_task(case):
@@ -297,10 +305,15 @@ def test_every_endpoint_survives_schemathesis(make_host):
                     where = f"{label}: {case.as_curl_command()}"  # noqa: B023 (runs now)
                     if response.status_code >= 500:
                         problems.append(f"{response.status_code} {response.text[:200]} {where}")
-                    elif response.status_code >= 400:
+                        return
+                    if response.status_code >= 400:
                         problem = _error_shape_problem(response)
                         if problem:
                             problems.append(f"{problem}: {response.text[:200]} {where}")
+                    try:  # the reply is what the schema declares (the protocol's shapes)
+                        case.validate_response(response, checks=SCHEMA_CHECKS)
+                    except (Failure, FailureGroup) as exc:
+                        problems.append(f"not the declared reply: {exc} {where}"[:600])
 
                 call()
                 _clean(server)
@@ -312,6 +325,20 @@ def test_every_endpoint_survives_schemathesis(make_host):
     assert set(statuses) <= {200, 201, 401, 403, 404, 405, 409, 422, 429}, (
         f"only documented statuses: {statuses}"
     )
+
+
+def test_the_schema_check_catches_a_reply_off_its_shape(make_host):
+    """Planted break: a reply whose field is not what the declared shape says fails the
+    check the fuzzing runs on every reply (and the real reply passes it)."""
+    server = make_host(HostConfig(gate_delay_s=0.0))
+    case = schemathesis.openapi.from_url(server.url + "/openapi.json")["/v1/host"]["GET"].Case()
+    real = httpx.get(server.url + "/v1/host", headers={"Authorization": FUZZ_TOKEN})
+    case.validate_response(real, checks=SCHEMA_CHECKS)
+    for body in ({"limits": {"live_desktops": "many"}}, {"screenshot_formats": "png"}):
+        planted = httpx.Response(200, json=body, request=real.request)
+        planted.elapsed = real.elapsed
+        with pytest.raises((Failure, FailureGroup)):
+            case.validate_response(planted, checks=SCHEMA_CHECKS)
 
 
 # -- bad constructor arguments name the argument --------------------------------------------

@@ -99,7 +99,8 @@ def test_a_bad_task_setting_is_an_error_naming_the_variable_when_a_host_starts()
 
 
 def test_import_drums_gym_client_loads_what_docs_architecture_says():
-    """docs/architecture.md: the root, `_version`, `protocol`, `_rgb` and the client's own
+    """docs/architecture.md: the root, `_version`, `protocol` (its vocabulary, shapes and
+    codec), `_rgb` and the client's own
     modules, with httpx, numpy and Pillow; no Gymnasium and nothing of `local`."""
     out = fresh("import sys, json, drums_gym.client\n"
                 "print(json.dumps(sorted(m for m in sys.modules if m.startswith('drums_gym')"
@@ -110,5 +111,6 @@ def test_import_drums_gym_client_loads_what_docs_architecture_says():
     assert out.returncode == 0, out.stderr
     project, third_party = (json.loads(line) for line in out.stdout.splitlines())
     assert project == ["drums_gym", "drums_gym._rgb", "drums_gym._version", "drums_gym.client",
-                       "drums_gym.protocol"]
+                       "drums_gym.protocol", "drums_gym.protocol.codec",
+                       "drums_gym.protocol.shapes", "drums_gym.protocol.vocabulary"]
     assert third_party == ["PIL", "httpx", "numpy"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from ... import protocol as P
 from ..desktop import Desktop
 from ..sandbox import backend_from_env
 from .evaluator import Evaluator
@@ -69,11 +69,11 @@ class Task:
         finally:
             copy.close()
 
-    def public(self) -> dict[str, Any]:
-        """The JSON shape the HTTP API serves for this task."""
-        return {"id": self.id, "short_id": self.short_id, "domain": self.domain,
-                "instruction": self.instruction,
-                "screen": {"width": self.screen[0], "height": self.screen[1]}}
+    def public(self) -> P.TaskReply:
+        """What the HTTP API serves for this task."""
+        return P.TaskReply(id=self.id, short_id=self.short_id, domain=self.domain,
+                           instruction=self.instruction,
+                           screen=P.ScreenSize(width=self.screen[0], height=self.screen[1]))
 
 
 class UnknownTask(KeyError):

@@ -7,10 +7,10 @@
 """
 
 from .pool import Pool, Worker, WorkerBug, WorkerLost, WorkerTimeout
-from .station import ACTION_GAP_S, Station
+from .station import ACTION_GAP_S, Acted, Station, Verdict
 from .worker import WorkerLimits
 
 __all__ = [
-    "ACTION_GAP_S", "Pool", "Station", "Worker", "WorkerBug", "WorkerLimits", "WorkerLost",
-    "WorkerTimeout",
+    "ACTION_GAP_S", "Acted", "Pool", "Station", "Verdict", "Worker", "WorkerBug",
+    "WorkerLimits", "WorkerLost", "WorkerTimeout",
 ]

@@ -25,7 +25,13 @@ _MAX_FDS = 64
 
 
 #: the classes a worker's reply may hold (read by the host: a worker is not trusted)
-REPLY_CLASSES = frozenset({("drums_gym.local.frames", "Frame")})
+REPLY_CLASSES = frozenset({
+    ("drums_gym.local.frames", "Frame"),
+    ("drums_gym.local.workers.station", "Acted"),
+    ("drums_gym.local.workers.station", "Verdict"),
+    ("drums_gym.protocol.shapes", "CutReply"),
+    ("drums_gym.protocol.shapes", "AccessibilityReply"),
+})
 
 
 class _ReplyUnpickler(pickle.Unpickler):

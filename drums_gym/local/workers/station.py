@@ -3,12 +3,13 @@
 A :class:`Station` is the part of a slot that runs where the desktop runs: in the slot's
 worker process (the default), or in the host's own process (``in_process`` hosts, for
 tests that reach into a desktop). The host keeps the episode, the quotas and the leases;
-it calls these methods with plain data and gets plain data (and ready-to-send frame
-bytes) back. Budgeted work (setup, actions, verify) runs under the budget the caller put
-in force (:mod:`drums_gym.local.budget`) and reports a cut instead of raising. An action
-(a :class:`~drums_gym.local.pycode.Plan` the host made) is performed here: the fast path,
-or Python in the desktop's sandbox, started by this process; :meth:`Station.close` ends
-the desktop (its sandbox's programs and its files).
+it calls these methods with plain data and gets plain data back: the protocol's shapes
+(a cut is a :class:`~drums_gym.protocol.CutReply`), :class:`Acted` and :class:`Verdict`,
+and ready-to-send frame bytes. Budgeted work (setup, actions, verify) runs under the
+budget the caller put in force (:mod:`drums_gym.local.budget`) and reports a cut instead
+of raising. An action (a :class:`~drums_gym.local.pycode.Plan` the host made) is performed
+here: the fast path, or Python in the desktop's sandbox, started by this process;
+:meth:`Station.close` ends the desktop (its sandbox's programs and its files).
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import stat
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 from ... import protocol as P
 from ...actions import expand
@@ -29,7 +29,7 @@ from ..pycode import PYTHON, Plan, perform
 from ..scoring import score_episode
 from ..tasks import Task
 
-__all__ = ["ACTION_GAP_S", "CHUNK_EVENTS", "Station"]
+__all__ = ["ACTION_GAP_S", "CHUNK_EVENTS", "Acted", "Station", "Verdict"]
 
 #: desktop time that passes between two action requests
 ACTION_GAP_S = 1.0
@@ -37,8 +37,29 @@ ACTION_GAP_S = 1.0
 CHUNK_EVENTS = 32
 
 
-def _cut(exc: BudgetExceeded) -> dict[str, str]:
-    return {P.F_KIND: exc.kind, P.F_DETAIL: str(exc)}
+def _cut(exc: BudgetExceeded) -> P.CutReply:
+    return P.CutReply(kind=exc.kind, detail=str(exc))
+
+
+@dataclass(frozen=True)
+class Acted:
+    """What an action did: the calls applied, the error that stopped Python code, the cut
+    (budget or window cap), the incidents (windows closed) and the shell backend."""
+
+    applied: int
+    action_error: str | None
+    cut: P.CutReply | None
+    incidents: list[tuple[str, str]]
+    shell: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The task's score of the desktop, or the cut that stopped the check (score 0)."""
+
+    score: float
+    cut: P.CutReply | None
+    shell: str
 
 
 class Station:
@@ -64,7 +85,7 @@ class Station:
         width: int,
         height: int,
         seed: int,
-        randomize: Mapping[str, Any] | None = None,
+        randomize: P.Randomize | None = None,
         shell: str = "simulated",
     ) -> None:
         """A fresh desktop for ``task`` (varied by ``randomize``; ``shell``: the backend of
@@ -73,7 +94,7 @@ class Station:
         self.task, self.seed = task, seed
         desktop = Desktop(width=width, height=height, seed=seed, shell=shell)
         if randomize is not None:
-            vary(desktop, rng_for(randomize[P.F_SEED]))
+            vary(desktop, rng_for(randomize.seed))
         self._replace(desktop)
 
     def _replace(self, desktop: Desktop) -> None:
@@ -83,7 +104,7 @@ class Station:
         self.epoch += 1
         self.frames.clear()
 
-    def setup(self) -> dict[str, Any] | None:
+    def setup(self) -> P.CutReply | None:
         """The task's setup steps (a cut setup is reported, the caller invalidates)."""
         desktop, task, cut = self._desk(), self.task, None
         if task is None:
@@ -130,15 +151,14 @@ class Station:
             desktop.close()
 
     # -- work ----------------------------------------------------------------------------
-    def act(self, plan: Plan) -> dict[str, Any]:
-        """Perform ``plan`` (the fast path, or Python in the sandbox); returns the calls
-        applied, the error that stopped Python code, the cut (budget or window cap), the
-        incidents and the shell backend. Raises ActionError for calls that cannot be
-        expanded into events."""
+    def act(self, plan: Plan) -> Acted:
+        """Perform ``plan`` (the fast path, or Python in the sandbox). Raises ActionError
+        for calls that cannot be expanded into events."""
         desktop = self._desk()
         python = plan.runner == PYTHON
         events = [] if python else list(expand(plan.actions, pointer=desktop.pointer))
-        cut = action_error = None
+        cut: P.CutReply | None = None
+        action_error: str | None = None
         applied = 0 if python else len(plan.actions)
         try:
             desktop.advance(ACTION_GAP_S)  # separate requests are never a double-click
@@ -154,22 +174,16 @@ class Station:
             cut = _cut(exc)
         if cut is None and len(desktop.windows) > self.max_windows:
             cut = self._close_extra_windows()
-        return {
-            P.F_APPLIED: applied,
-            P.F_ACTION_ERROR: action_error,
-            P.F_CUT: cut,
-            "incidents": desktop.take_incidents(),
-            P.F_SHELL: desktop.shell,
-        }
+        return Acted(applied, action_error, cut, desktop.take_incidents(), desktop.shell)
 
-    def _close_extra_windows(self) -> dict[str, str]:
+    def _close_extra_windows(self) -> P.CutReply:
         desktop = self._desk()
         while len(desktop.windows) > self.max_windows:
             desktop.close_window(desktop.windows[-1])
-        return {
-            P.F_KIND: "windows",
-            P.F_DETAIL: f"more than {self.max_windows} windows open (the newest were closed)",
-        }
+        return P.CutReply(
+            kind="windows",
+            detail=f"more than {self.max_windows} windows open (the newest were closed)",
+        )
 
     def screenshot(self, fmt: str, since: str | None, status: str) -> Frame:
         """The screen as PNG or raw RGB; with ``since``, a raw reply is a delta."""
@@ -185,18 +199,16 @@ class Station:
             desktop.layers,
         )
 
-    def accessibility(self) -> dict[str, Any]:
-        return {P.F_FORMAT: P.A11Y_FORMAT, P.F_TREE: self._desk().accessibility()}
+    def accessibility(self) -> P.AccessibilityReply:
+        return P.AccessibilityReply(format=P.A11Y_FORMAT, tree=self._desk().accessibility())
 
-    def verify(self, last_action: str | None) -> dict[str, Any]:
+    def verify(self, last_action: str | None) -> Verdict:
         """The task's score of the desktop now, or the cut that stopped the check."""
         desktop = self._desk()
-        out: dict[str, Any] = {P.F_SCORE: 0.0, P.F_CUT: None, P.F_SHELL: desktop.shell}
         try:
-            out[P.F_SCORE] = score_episode(self.task, desktop, last_action)
+            return Verdict(score_episode(self.task, desktop, last_action), None, desktop.shell)
         except BudgetExceeded as exc:
-            out[P.F_CUT] = _cut(exc)
-        return out
+            return Verdict(0.0, _cut(exc), desktop.shell)
 
 
 #: desktops a fork child inherited and let go of unclosed (see `Station.forked`)

@@ -11,6 +11,7 @@ import pytest
 from drums_gym.actions.events import KeyDown, MouseDown, MouseMove, MouseUp
 from drums_gym.local.desktop import Desktop
 from drums_gym.local.tasks import CATALOG, DEFAULT_GATES, Task, UnknownTask, get_task
+from drums_gym.protocol import encode
 
 FULL = "e0df059f-28a6-4169-924f-b9623e7184cc"
 INSTRUCTION = ('I have a directory named "todo_list_Jan_1". Can you help me change its name '
@@ -37,7 +38,7 @@ def test_unknown_task_names_the_id_and_lists_known_ids() -> None:
 
 
 def test_public_is_json() -> None:
-    data = json.loads(json.dumps(get_task("e0df059f").public()))
+    data = json.loads(json.dumps(encode(get_task("e0df059f").public())))
     assert data == {"id": FULL, "short_id": "e0df059f", "domain": "os",
                     "instruction": INSTRUCTION, "screen": {"width": 1920, "height": 1080}}
 

@@ -1,11 +1,5 @@
-"""The Drums v1 wire vocabulary: every path, header, parameter, field name and error code.
-
-Dependency-free (stdlib only), shared by both sides of the wire: the client
-(:mod:`drums_gym.client`) and the local host (:mod:`drums_gym.local`) spell the protocol
-only through these names (docs/http-api.md), and ``tests/client/test_wire_contract.py`` checks that
-every field the host sends or documents is here and every field the client reads is one the
-host sends.
-"""
+"""The Drums v1 wire vocabulary: paths, headers, query parameters, limits, error codes and
+the values of the enumerations (the JSON objects themselves are :mod:`.shapes`)."""
 
 from __future__ import annotations
 
@@ -45,85 +39,6 @@ __all__ = [
     "FAIL",
     "FORMAT_PNG",
     "FORMAT_RAW",
-    "F_ACTIONS",
-    "F_ACTION_ERROR",
-    "F_API",
-    "F_APPLIED",
-    "F_CHILDREN",
-    "F_CODE",
-    "F_CONSTRUCT",
-    "F_CONTROL",
-    "F_CREATED_AT",
-    "F_CUT",
-    "F_DEFAULT_TTL_S",
-    "F_DELETED",
-    "F_DELETE_STATE_WITH_CHILDREN",
-    "F_DELETE_WITH_CHILDREN",
-    "F_DETAIL",
-    "F_DETAILS",
-    "F_DOMAIN",
-    "F_EPISODE",
-    "F_EPISODE_ID",
-    "F_ERROR",
-    "F_EXPIRES_AT",
-    "F_FIELD",
-    "F_FORK_LIMIT",
-    "F_FORMAT",
-    "F_GATES",
-    "F_HEIGHT",
-    "F_HOST_DESKTOPS",
-    "F_ID",
-    "F_IDEMPOTENCY_KEY",
-    "F_INSTRUCTION",
-    "F_INVALID_REASON",
-    "F_ISOLATION",
-    "F_KIND",
-    "F_LAST_ACTION",
-    "F_LIMIT",
-    "F_LIMITS",
-    "F_LINE",
-    "F_LIVE",
-    "F_LIVE_DESKTOPS",
-    "F_LOG_T",
-    "F_MAX_BYTES",
-    "F_MAX_TTL_S",
-    "F_MESSAGE",
-    "F_N",
-    "F_NAME",
-    "F_NUMBER",
-    "F_OK",
-    "F_PARENT",
-    "F_QUEUED",
-    "F_RANDOMIZE",
-    "F_REASON",
-    "F_REQUESTED",
-    "F_RETRY_AFTER_MS",
-    "F_RUNNER",
-    "F_SAVED_STATE",
-    "F_SAVED_STATES",
-    "F_SCORE",
-    "F_SCREEN",
-    "F_SCREENSHOT_FORMATS",
-    "F_SEED",
-    "F_SHELL",
-    "F_SHORT_ID",
-    "F_SIZE_BYTES",
-    "F_SLOT",
-    "F_SLOTS",
-    "F_STARTED_AT",
-    "F_STATE",
-    "F_STATES",
-    "F_STATE_IDLE_TTL_S",
-    "F_STATUS",
-    "F_STRICT",
-    "F_TASK",
-    "F_TASKS",
-    "F_TIMEOUT_S",
-    "F_TREE",
-    "F_TTL_S",
-    "F_USAGE",
-    "F_VALID",
-    "F_WIDTH",
     "HEALTHZ",
     "HOST",
     "H_ACCEPT",
@@ -163,7 +78,6 @@ __all__ = [
     "VERIFY_SUFFIX",
     "VIEW_SUFFIX",
     "WAIT",
-    "field_names",
     "parse_retry_after",
     "slot_accessibility_path",
     "slot_actions_path",
@@ -299,115 +213,10 @@ FORMAT_PNG = "png"
 FORMAT_RAW = "raw"
 SCREENSHOT_FORMATS = (FORMAT_PNG, FORMAT_RAW)
 
-# --- JSON fields -----------------------------------------------------------------------------
-
-# shared
-F_ID = "id"
-F_TASK = "task"
-F_STATE = "state"
-F_SCREEN = "screen"
-F_WIDTH = "width"
-F_HEIGHT = "height"
-F_TTL_S = "ttl_s"
-#: create and reset: ``{"seed": k}`` varies what no checker reads (the local host's opt-in)
-F_RANDOMIZE = "randomize"
-F_SEED = "seed"
-F_CREATED_AT = "created_at"
-F_EXPIRES_AT = "expires_at"
-F_DELETED = "deleted"
-
-# slot
-F_PARENT = "parent"
-F_SAVED_STATE = "saved_state"
-F_EPISODE = "episode"
-F_SLOTS = "slots"
-
-# episode and gates
-F_NUMBER = "number"
-F_STATUS = "status"
-F_INVALID_REASON = "invalid_reason"
-F_GATES = "gates"
-F_ACTIONS = "actions"
-F_STARTED_AT = "started_at"
-F_NAME = "name"
-F_DETAIL = "detail"
-
-# actions
-F_CODE = "code"
-F_APPLIED = "applied"
-F_LAST_ACTION = "last_action"
-F_CUT = "cut"  # the action's work ran out of budget: {"kind", "detail"}
-F_ACTION_ERROR = "action_error"  # what stopped Python code (its traceback's last line)
-F_RUNNER = "runner"  # the path an action took: "fast" (plain calls) or "python"
-F_SHELL = "shell"  # the shell backend that did the work: "sandbox" or "simulated"
-F_KIND = "kind"
-F_LOG_T = "t"
-
-# action log
-F_CONTROL = "control"
-
-# verify (F_TIMEOUT_S bounds the wait for a pending episode's gates)
-F_STRICT = "strict"
-F_TIMEOUT_S = "timeout_s"
-F_VALID = "valid"
-F_SCORE = "score"
-F_REASON = "reason"
-F_EPISODE_ID = "episode_id"
-
-# branch (fixed byte-for-byte by the Drums docs)
-F_N = "n"
-F_DELETE_STATE_WITH_CHILDREN = "delete_state_with_children"
-F_CHILDREN = "children"
-F_ERROR = "error"
-
-# saved states
-F_STATES = "states"
-F_SLOT = "slot"
-F_DELETE_WITH_CHILDREN = "delete_with_children"
-F_SIZE_BYTES = "size_bytes"
-
-# tasks
-F_TASKS = "tasks"
-F_SHORT_ID = "short_id"
-F_DOMAIN = "domain"
-F_INSTRUCTION = "instruction"
-
-# host
-F_API = "api"
-F_LIMITS = "limits"
-F_USAGE = "usage"
-F_SCREENSHOT_FORMATS = "screenshot_formats"
-F_LIVE_DESKTOPS = "live_desktops"
-F_HOST_DESKTOPS = "host_desktops"
-F_FORK_LIMIT = "fork_limit"
-F_SAVED_STATES = "saved_states"
-F_DEFAULT_TTL_S = "default_ttl_s"
-F_MAX_TTL_S = "max_ttl_s"
-F_STATE_IDLE_TTL_S = "state_idle_ttl_s"
-F_OK = "ok"
-
-# accessibility
-F_FORMAT = "format"
-F_TREE = "tree"
-A11Y_FORMAT = "drums-a11y-v1"
-
-# errors: {"error": {"code", "message", "details"}}
-F_MESSAGE = "message"
-F_DETAILS = "details"
-F_RETRY_AFTER_MS = "retry_after_ms"
-# error details
-F_FIELD = "field"
-F_LIMIT = "limit"
-F_LIVE = "live"
-F_REQUESTED = "requested"
-F_IDEMPOTENCY_KEY = "idempotency_key"
-F_CONSTRUCT = "construct"
-F_LINE = "line"
-F_QUEUED = "queued"
-F_MAX_BYTES = "max_bytes"
-F_ISOLATION = "isolation"
-
 # --- enumerations ----------------------------------------------------------------------------
+
+#: the ``format`` of ``GET /v1/slots/{id}/accessibility``
+A11Y_FORMAT = "drums-a11y-v1"
 
 SLOT_RUNNING = "running"
 SLOT_DELETED = "deleted"
@@ -466,7 +275,3 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
     return max(0.0, when.timestamp() - time.time())
 
-
-def field_names() -> frozenset[str]:
-    """Every JSON field name of the vocabulary (the ``F_*`` constants)."""
-    return frozenset(v for k, v in globals().items() if k.startswith("F_") and isinstance(v, str))

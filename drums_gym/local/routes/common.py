@@ -1,0 +1,69 @@
+"""What every v1 route starts with: the host, and the caller's workspace (auth, injected
+latency, load shedding)."""
+
+import asyncio
+import hmac
+import time
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from ... import protocol as P
+from ..errors import HostError, overloaded
+from ..fairness import WorkspaceThreads
+from ..host import Host, workspace_of
+
+__all__ = ["HostDep", "Threads", "Workspace", "until_settled"]
+
+
+def _host(request: Request) -> Host:
+    host: Host = request.app.state.host
+    return host
+
+
+def _threads(request: Request) -> WorkspaceThreads:
+    """The app's threads for work that waits on a desktop (a share per workspace)."""
+    threads: WorkspaceThreads = request.app.state.threads
+    return threads
+
+
+async def _workspace(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> str:
+    """Auth, injected latency and load shedding: the start of every v1 request."""
+    host: Host = request.app.state.host
+    allowed: tuple[bytes, ...] = request.app.state.tokens
+    token = None
+    if authorization:
+        scheme, _, value = authorization.partition(" ")
+        if scheme.lower() == P.BEARER.lower() and value.strip():
+            token = value.strip()
+    if allowed and (
+        token is None or not any(hmac.compare_digest(token.encode(), a) for a in allowed)
+    ):
+        raise HostError(401, P.CODE_UNAUTHORIZED, "missing or unknown bearer token")
+    spec = host.faults.spec
+    if spec.latency_ms > 0:
+        await asyncio.sleep(spec.latency_ms / 1000.0)
+    if host.faults.roll("overload", spec.overload):
+        raise overloaded(
+            "the host is shedding load (injected fault)", spec.retry_after_ms / 1000.0
+        )
+    return workspace_of(token)
+
+
+HostDep = Annotated[Host, Depends(_host)]
+Workspace = Annotated[str, Depends(_workspace)]
+#: ``await threads.run(ws, fn, *args)``: a desktop call, off the event loop, on ``ws``'s share
+Threads = Annotated[WorkspaceThreads, Depends(_threads)]
+
+
+async def until_settled(host: Host, ws: str, slot_id: str, timeout_s: float) -> None:
+    """Wait (on the event loop, no lock held) until the episode is not pending."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        episode = host.episode(ws, slot_id)
+        now = time.monotonic()
+        if episode.status != P.EPISODE_PENDING or now >= deadline:
+            return
+        await asyncio.sleep(max(0.002, min(episode.resolve_at - now, deadline - now, 0.25)))

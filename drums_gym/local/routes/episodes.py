@@ -1,0 +1,66 @@
+"""A slot's episode: read it (long-polling), act, read the action log, verify, reset."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from ... import protocol as P
+from ..bodies import ActionBody, ResetBody, VerifyBody
+from .common import HostDep, Threads, Workspace, until_settled
+
+__all__ = ["router"]
+
+
+def router() -> APIRouter:
+    routes = APIRouter(tags=["episodes"])
+
+    @routes.get(P.slot_route(P.EPISODE_SUFFIX), response_model=P.EpisodeReply)
+    async def get_episode(
+        slot_id: str,
+        host: HostDep,
+        ws: Workspace,
+        wait: bool = False,
+        timeout_s: Annotated[float, Query(ge=0, le=P.MAX_WAIT_S)] = 30.0,
+    ) -> P.EpisodeReply:
+        if wait:
+            await until_settled(host, ws, slot_id, timeout_s)
+        return host.episode(ws, slot_id).public()
+
+    @routes.post(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionReply)
+    async def post_action(
+        slot_id: str, body: ActionBody, host: HostDep, ws: Workspace, threads: Threads
+    ) -> P.ActionReply:
+        return await threads.run(ws, host.act, ws, slot_id, body.wire(P.ActionBody))
+
+    # an entry leaves out what it does not have (a refused action has `error`, no runner)
+    @routes.get(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionLog,
+                response_model_exclude_none=True)
+    async def get_action_log(
+        slot_id: str, host: HostDep, ws: Workspace, threads: Threads
+    ) -> P.ActionLog:
+        return await threads.run(ws, host.action_log, ws, slot_id)
+
+    @routes.post(P.slot_route(P.VERIFY_SUFFIX), response_model=P.VerifyReply)
+    async def verify(
+        slot_id: str,
+        host: HostDep,
+        ws: Workspace,
+        threads: Threads,
+        body: VerifyBody | None = None,
+    ) -> P.VerifyReply:
+        fields = body.wire(P.VerifyBody) if body else P.VerifyBody()
+        await until_settled(host, ws, slot_id, fields.timeout_s)
+        return await threads.run(ws, host.verify, ws, slot_id, fields)
+
+    @routes.post(P.slot_route(P.RESET_SUFFIX), response_model=P.SlotReply)
+    async def reset(
+        slot_id: str,
+        host: HostDep,
+        ws: Workspace,
+        threads: Threads,
+        body: ResetBody | None = None,
+    ) -> P.SlotReply:
+        fields = body.wire(P.ResetBody) if body else None
+        return await threads.run(ws, host.reset, ws, slot_id, fields)
+
+    return routes
