@@ -176,6 +176,10 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
             runner=runner, action_error=action_error, cut=cut,
         ))
         episode.refresh()
+        if cut is not None and cut.kind == P.CUT_SANDBOX:
+            episode.invalidate(P.INVALID_SANDBOX_FAILED)
+            log.warning("drums-gym local host: slot %s: %s; episode %s is invalid (%s)",
+                        slot.id, cut.detail, episode.id, P.INVALID_SANDBOX_FAILED)
         if pending and incidents and episode.status == P.EPISODE_PENDING:
             episode.invalidate("window_closed")
         return P.ActionReply(

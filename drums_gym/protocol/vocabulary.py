@@ -31,6 +31,7 @@ __all__ = [
     "CODE_UNAUTHORIZED",
     "CONTROL_WORDS",
     "CUT_LOST",
+    "CUT_SANDBOX",
     "DONE",
     "EPISODE_INVALID",
     "EPISODE_PENDING",
@@ -54,6 +55,7 @@ __all__ = [
     "H_SCREEN_WIDTH",
     "H_USER_AGENT",
     "INVALID_DESKTOP_LOST",
+    "INVALID_SANDBOX_FAILED",
     "INVALID_SETUP_CUT",
     "INVALID_VERIFY_CUT",
     "LAST_ACTION_CODE",
@@ -231,8 +233,12 @@ EPISODE_INVALID = "invalid"
 INVALID_SETUP_CUT = "setup_cut"
 INVALID_VERIFY_CUT = "verify_cut"
 INVALID_DESKTOP_LOST = "desktop_lost"
+INVALID_SANDBOX_FAILED = "sandbox_failed"
 #: ``cut.kind`` of work whose desktop's worker was lost meanwhile
 CUT_LOST = "lost"
+#: ``cut.kind`` of an action the desktop's sandbox could not run (a host failure: the
+#: episode is invalid, ``sandbox_failed``)
+CUT_SANDBOX = "sandbox"
 
 CODE_UNAUTHORIZED = "unauthorized"
 CODE_QUOTA_EXCEEDED = "quota_exceeded"

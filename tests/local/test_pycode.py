@@ -276,3 +276,26 @@ def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_ho
     with connect(url=sandbox_host.url) as client, client.create("e0df059f") as slot:
         slot.wait_valid()
         assert slot.step("import pyautogui as pg\npg.moveTo(20, 20)").runner == "python"
+
+
+def test_a_sandbox_that_cannot_start_the_interpreter_makes_the_episode_invalid(
+        make_host, monkeypatch):
+    """The interpreter failing to start is the host's failure, not the agent's: the episode
+    is invalid (``sandbox_failed``), never an ``action_error`` the agent is scored on."""
+    from drums_gym.local.sandbox import Sandbox, SandboxError
+
+    def broken(self, *args, **kwargs):
+        raise SandboxError("no interpreter (planted)")
+
+    monkeypatch.setattr(Sandbox, "resident", broken)
+    host = make_host(config=SANDBOX, in_process=True)  # the planted break is in this process
+    monkeypatch.setenv("DRUMS_URL", host.url)
+    env = gym.make("Drums/e0df059f", wait_s=0.0)
+    try:
+        env.reset(seed=0)
+        _, reward, terminated, truncated, info = env.step("x = 1\npyautogui.moveTo(5, 5)")
+        assert info["valid"] is False and info["invalid_reason"] == "sandbox_failed", info
+        assert "action_error" not in info
+        assert terminated or truncated
+    finally:
+        env.close()

@@ -85,7 +85,8 @@ def _argv(limits: PyLimits) -> list[str]:
 
 def run_python(desktop: Desktop, code: str, limits: PyLimits | None = None) -> PythonRun:
     """Run ``code`` as Python in ``desktop``'s sandbox, against ``desktop``; raises
-    `BudgetExceeded` when cut, ValueError for a desktop without a sandbox."""
+    `BudgetExceeded` when cut, `SandboxError` when the sandbox cannot start the interpreter
+    (a host failure, not the code's), ValueError for a desktop without a sandbox."""
     box = desktop.sandbox
     if box is None:
         raise ValueError("run_python: the desktop has no sandbox (the simulated shell backend)")
@@ -93,7 +94,7 @@ def run_python(desktop: Desktop, code: str, limits: PyLimits | None = None) -> P
     try:
         server = box.resident(RESIDENT, _argv(limits))
     except (SandboxError, OSError) as exc:
-        return PythonRun(error=f"the sandbox could not start the interpreter: {exc}")
+        raise SandboxError(f"the sandbox could not start the interpreter: {exc}") from exc
     run = PythonRun()
     clean = False
     try:

@@ -26,6 +26,7 @@ from ..desktop import Desktop
 from ..desktop.variation import rng_for, vary
 from ..frames import Frame, FrameCache
 from ..pycode import PYTHON, Plan, perform
+from ..sandbox import SandboxError
 from ..scoring import score_episode
 from ..tasks import Task
 
@@ -172,6 +173,8 @@ class Station:
                     break
         except BudgetExceeded as exc:
             cut = _cut(exc)
+        except SandboxError as exc:  # the host's failure: the episode becomes invalid
+            cut = P.CutReply(kind=P.CUT_SANDBOX, detail=str(exc))
         if cut is None and len(desktop.windows) > self.max_windows:
             cut = self._close_extra_windows()
         return Acted(applied, action_error, cut, desktop.take_incidents(), desktop.shell)
