@@ -101,8 +101,9 @@ class Host:
 
 @pytest.fixture(scope="module")
 def host() -> Iterator[Host]:
+    # the simulated bash's hostile lines (the sandbox's attacks: test_sandbox_escape.py)
     h = Host("--gate-delay", "0", "--action-seconds", "2", "--header-timeout", "1",
-             "--body-timeout", "1", "--max-workspaces", "64")
+             "--body-timeout", "1", "--max-workspaces", "64", "--shell", "simulated")
     try:
         yield h
     finally:
@@ -328,8 +329,9 @@ def test_junk_tokens_are_capped_workspaces(host, desks):
 
 # -- property: lines from the grammar, typed over HTTP --------------------------------------
 
+#: the simulated bash's grammar, so its shell (a real bash answers these lines in its own way)
 FUZZ = HostConfig(gate_delay_s=0.0, action_steps=20_000, action_seconds=2.0,
-                  action_output_bytes=256 * 1024)
+                  action_output_bytes=256 * 1024, shell="simulated")
 SETUP = "mkdir -p dir/sub && echo aaaa > f.txt && echo 'echo in script; source ./s.sh' > s.sh"
 
 

@@ -53,7 +53,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[tuple[st
         reason = sandbox_unavailable()
         if reason is not None:
             pytest.skip(f"shell backend {name}: {reason}")
-    config = FAST if name == "simulated" else dataclasses.replace(FAST, shell=name)
+    config = dataclasses.replace(FAST, shell=name)
     server = LocalHost(config).start()
     envs: dict[tuple[str, str], Any] = {}
     try:
