@@ -206,9 +206,12 @@ class Station:
         return P.AccessibilityReply(format=P.A11Y_FORMAT, tree=self._desk().accessibility())
 
     def verify(self, last_action: str | None) -> Verdict:
-        """The task's score of the desktop now, or the cut that stopped the check."""
+        """The task's score of the desktop now, or the cut that stopped the check. A command
+        still running in a real terminal first gets up to `SETTLE_CAP_S` more to finish
+        (OSWorld waits for the desktop to settle before it evaluates)."""
         desktop = self._desk()
         try:
+            desktop.terminals.settle()
             return Verdict(score_episode(self.task, desktop, last_action), None, desktop.shell)
         except BudgetExceeded as exc:
             return Verdict(0.0, _cut(exc), desktop.shell)
