@@ -119,7 +119,9 @@ class HostConfig:
     desktop_files: int = 256
     desktop_windows: int = 64
     desktop_reply_bytes: int = 64 * 1024 * 1024
-    watchdog_grace_s: float = 2.0
+    #: past action_seconds: covers a cut's cleanup (killed programs exiting, up to the
+    #: sandbox's STOP_WAIT_S) with room to spare, so a cut answers `cut` and not `lost`
+    watchdog_grace_s: float = 5.0
     workspace_threads: int = 8
     log_code_chars: int = 4096
     action_log_entries: int = 10_000

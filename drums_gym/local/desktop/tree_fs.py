@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..budget import charge
-from ..sandbox.tree import RUNTIME_DIR
+from ..sandbox.tree import RUNTIME_DIR, remove_tree
 from .fs import HOME, FileSystem, SimClock, StatResult
 
 __all__ = ["TreeFileSystem"]
@@ -66,7 +66,7 @@ class TreeFileSystem(FileSystem):
         self.root = root
         self._version = 0
         self._names: tuple[float, dict[int, str], dict[str, int]] | None = None
-        self._finalizer = weakref.finalize(self, shutil.rmtree, root, True)
+        self._finalizer = weakref.finalize(self, remove_tree, root)
 
     def close(self) -> None:
         """Delete the tree (idempotent)."""
@@ -278,7 +278,7 @@ class TreeFileSystem(FileSystem):
         if os.path.isdir(real) and not os.path.islink(real):
             if not recursive and os.listdir(real):
                 raise _err(OSError, errno.ENOTEMPTY, p)
-            shutil.rmtree(real)
+            remove_tree(real, strict=True)
         else:
             os.unlink(real)
         self._changed()

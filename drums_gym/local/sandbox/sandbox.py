@@ -50,6 +50,10 @@ HOME = "/home/user"
 START_TIMEOUT_S = 10.0
 RUN_TIMEOUT_S = 60.0  # a command run outside any work budget
 _POLL_S = 0.02
+#: how long stopping a program waits for its process group to be gone (512 processes of a
+#: fork bomb take 1-2 s to exit under the sandbox's CPU quota); the host's watchdog grace
+#: is longer
+STOP_WAIT_S = 2.0
 
 
 class SandboxError(RuntimeError):
@@ -92,7 +96,7 @@ class Process:
         with contextlib.suppress(OSError):
             self.conn.close()
 
-    def stop(self, timeout: float = 2.0) -> int | None:
+    def stop(self, timeout: float = STOP_WAIT_S) -> int | None:
         """Stop the program and its process group and wait (up to ``timeout`` seconds)
         until none of the group is left; the exit status, or None if it did not come."""
         if self.status is None and self.conn.fileno() >= 0:

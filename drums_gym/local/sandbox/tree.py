@@ -138,6 +138,13 @@ def new_tree(src: str | None = None, timezone: str | None = None) -> str:
     return dst
 
 
-def remove_tree(path: str) -> None:
-    """Delete a tree (nothing if it is already gone)."""
-    shutil.rmtree(path, ignore_errors=True)
+def remove_tree(path: str, strict: bool = False) -> None:
+    """Delete a tree of any depth (nothing if it is already gone) with ``rm -rf``: an agent
+    nests folders deeper than `shutil.rmtree`'s recursion (and PATH_MAX) reaches, e.g.
+    ``mkdir -p a/a/a/...`` 2,000 levels down. ``strict`` raises OSError with rm's message
+    when something could not be removed; otherwise what is left stays."""
+    done = subprocess.run(["rm", "-rf", "--one-file-system", "--", path],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False)
+    if strict and done.returncode:
+        raise OSError(done.stderr.decode(errors="replace").strip() or f"rm -rf {path} failed")

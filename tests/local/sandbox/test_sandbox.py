@@ -286,3 +286,32 @@ def test_a_sandbox_is_started_only_when_a_program_runs() -> None:
         box.close()
         remove_tree(tree)
     assert not box.running
+
+
+def _nest(top: str, depth: int) -> None:
+    """``mkdir -p a/a/a/...`` ``depth`` levels under ``top`` (as the agent's bash would,
+    relative to each new folder, so no path is ever longer than PATH_MAX)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=fd)
+            child = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
+
+
+def test_a_tree_nested_deeper_than_python_recurses_is_removed_without_error() -> None:
+    """An agent's ``mkdir -p`` of 2,000 folders: deleting it from Files, and the tree with
+    its desktop (also when the desktop is only collected, in a finalizer, where an error
+    would surface in whatever the process was doing), leave nothing and raise nothing."""
+    fs = TreeFileSystem(new_tree())
+    _nest(fs.root + "/home/user", 2000)
+    fs.mkdir("~/b", parents=True)
+    _nest(fs.root + "/home/user/b", 2000)
+    fs.remove("~/b")
+    assert not fs.exists("~/b")
+    root = fs.root
+    del fs  # the finalizer removes it
+    assert not os.path.exists(root)
