@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["PROMPT_MARK", "QUIET_S", "SETTLE_CAP_S", "PtyTerminalWindow", "key_bytes"]
 
 QUIET_S = 0.015  # no output this long after some (bash in the foreground): the shell is idle
+PROMPT_QUIET_S = 0.004  # ... or this long once every awaited prompt is drawn (its title seen)
 SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
 PROMPT_MARK = b"\x1b]0;"  # the title sequence Ubuntu's PS1 starts each prompt with
@@ -133,6 +134,7 @@ class PtyTerminalWindow(TerminalWindow):
         self._expect = 1  # prompts that settle waits for: the first, then one per Enter
         self._tail = b""  # the end of the last read, for a mark split across reads
         self._untitled = False  # bash printed but never a PROMPT_MARK: PS1 has no title
+        self._unsettled = True  # keys were written since the last settle (or none yet ran)
         self._from_copy = False
         from .terminal import _RenderCache
         self._cache = _RenderCache()
@@ -177,6 +179,7 @@ class PtyTerminalWindow(TerminalWindow):
         enters = data.count(b"\r")
         if enters and self._idle():  # typed at bash's prompt: a prompt per line is awaited
             self._expect = max(self._expect, self._prompts) + enters
+        self._unsettled = True
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._master, data)
             self._answered = False  # the keys' echo (or the command's output) is awaited
@@ -206,6 +209,9 @@ class PtyTerminalWindow(TerminalWindow):
             self._version += 1
             self._answered = True
             self.scroll = 0
+            if self._idle_pgrp < 0:  # bash's first output: it has set up its job control
+                with contextlib.suppress(OSError):
+                    self._idle_pgrp = os.tcgetpgrp(self._master)
         if self._proc is not None and self._proc.poll() is not None:
             self.exited = True
         return got
@@ -220,19 +226,37 @@ class PtyTerminalWindow(TerminalWindow):
         return self._prompts >= self._expect or self._untitled
 
     def _idle(self) -> bool:
+        """Is bash itself in the foreground (not a program it runs)? Not before its first
+        output, where its process group (taken then, by `pump`) is known."""
+        if self._idle_pgrp < 0:
+            return False
         try:
             pgrp = os.tcgetpgrp(self._master)
         except OSError:
             return True
-        if self._idle_pgrp < 0:
-            self._idle_pgrp = pgrp  # bash's own, taken at its first prompt
         return pgrp == self._idle_pgrp
 
+    def _quiet_needed(self) -> float:
+        """How long bash must stay quiet before it counts as idle: briefly once every
+        awaited prompt is drawn, longer after output without one, longest after keys
+        that brought no output at all (no echo: a password prompt)."""
+        if not self._answered:
+            return SILENT_S
+        if self._prompts >= self._expect:
+            return PROMPT_QUIET_S
+        return QUIET_S
+
     def settle(self, cap: float = SETTLE_CAP_S) -> None:
-        """Wait until bash is idle or ``cap`` seconds passed, reading its output."""
+        """Wait until bash is idle or ``cap`` seconds passed, reading its output. Nothing
+        to wait for (no keys since the last settle, bash idle at its prompt, no output
+        pending) returns at once: an action that never touched the terminal costs no wait."""
         self._ensure()
         if self._master < 0:
             return
+        if (not self._unsettled and self._prompted() and self._idle() and not self.pump()
+                and not self.exited):
+            return
+        self._unsettled = False
         budget = current()
         end = time.monotonic() + cap
         quiet_since = time.monotonic()
@@ -242,17 +266,17 @@ class PtyTerminalWindow(TerminalWindow):
             now = time.monotonic()
             if now >= end:
                 break
-            ready, _, _ = select.select([self._master], [], [], min(QUIET_S, end - now))
+            idle = self._idle()
+            if not idle:
+                self._answered = False  # a command runs: bash's next prompt is awaited
+            need = self._quiet_needed()
+            quiet = now - quiet_since
+            if idle and quiet >= need and self._version > 0 and self._prompted():
+                break
+            wait = min(max(need - quiet, 0.001), QUIET_S) if idle else QUIET_S
+            ready, _, _ = select.select([self._master], [], [], min(wait, end - now))
             if ready and self.pump():
                 quiet_since = time.monotonic()
-                continue
-            if not self._idle():
-                self._answered = False  # a command runs: bash's next prompt is awaited
-                continue
-            quiet = time.monotonic() - quiet_since
-            if (quiet >= (QUIET_S if self._answered else SILENT_S) and self._version > 0
-                    and self._prompted()):
-                break
         if time.monotonic() >= end and self._prompts == 0 and self._version > 0:
             self._untitled = True  # output but no title in a whole cap: judge without it
         self.pump()
@@ -378,6 +402,7 @@ class PtyTerminalWindow(TerminalWindow):
         new.cwd = self.shell_cwd()
         new._from_copy = True
         new._expect = new._prompts + 1  # the fresh bash's first prompt
+        new._unsettled = True
         new._tail = b""
         return new
 

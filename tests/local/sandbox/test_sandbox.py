@@ -174,6 +174,36 @@ def test_an_action_waits_for_bash_to_reach_the_program_that_reads_the_tty(desk: 
     assert "\n0\n" in win.text() and win.text().rstrip().endswith("user@ubuntu:~$")
 
 
+def test_an_action_that_never_reaches_the_terminal_waits_for_nothing(
+    desk: Desktop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With bash idle at its prompt, a mouse move (no keys for the terminal) waits on no
+    output at all; keys, and a command still running from an earlier action, are waited
+    for as before."""
+    from drums_gym.local.desktop import terminal_pty
+
+    t = Term(desk, maximize=False)
+    win = desk.windows[-1]
+    waits: list[float] = []
+    real = terminal_pty.select.select
+
+    def counted(r, w, x, timeout):  # type: ignore[no-untyped-def]
+        waits.append(timeout)
+        return real(r, w, x, timeout)
+
+    monkeypatch.setattr(terminal_pty.select, "select", counted)
+    t.act("pyautogui.moveTo(5, 5)")
+    t.act("pyautogui.moveTo(9, 9)")
+    assert waits == [], "an idle terminal is not waited on"
+    t.write("echo typed\n")
+    assert waits and "\ntyped\n" in win.text()
+    win.write(b"sleep 1; echo finished\r")
+    win.settle(cap=0.05)  # the action's cap passes while sleep runs
+    waits.clear()
+    t.act("pyautogui.moveTo(5, 5)")  # no keys, but bash is busy: wait for it
+    assert waits and "\nfinished\n" in win.text()
+
+
 def test_ctrl_c_stops_a_command_and_tab_completes(desk: Desktop) -> None:
     t = Term(desk, maximize=False)
     win = desk.windows[-1]
