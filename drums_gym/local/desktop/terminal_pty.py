@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["PROMPT_MARK", "QUIET_S", "SETTLE_CAP_S", "PtyTerminalWindow", "key_bytes"]
 
 QUIET_S = 0.015  # no output this long after some (bash in the foreground): the shell is idle
-PROMPT_QUIET_S = 0.004  # ... or this long once every awaited prompt is drawn (its title seen)
+PROMPT_QUIET_S = 0.001  # ... or this long once every awaited prompt is drawn (its title seen)
 SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
 PROMPT_MARK = b"\x1b]0;"  # the title sequence Ubuntu's PS1 starts each prompt with
