@@ -9,9 +9,11 @@ aubergine, Tango palette, block cursor); only what it shows comes from the emula
 Keys are written to the pty as a terminal sends them. After an action's keystrokes the
 desktop calls `settle`: it waits until the shell is idle or until `SETTLE_CAP_S` of real
 time; a longer command goes on in the background, and later screenshots show its output
-(`sync` reads what the pty printed, without waiting). Idle means: the pty's foreground
-process group is bash's own, nothing was printed for `QUIET_S`, and bash has drawn a prompt
-for each Enter typed at its prompt. A prompt is recognised by the window-title sequence that
+(`sync` reads what the pty printed, without waiting). Idle means the terminal waits for
+keys, after its output went quiet: either the pty's foreground process group is bash's own
+and bash has drawn a prompt for each Enter typed at its prompt, or a program bash started
+sleeps reading the tty (sudo's password prompt, ``cat``, ``python3``, ``nano``:
+`tty_reader.waits_for_keys`). A prompt is recognised by the window-title sequence that
 Ubuntu's ``.bashrc`` puts in ``PS1`` (`PROMPT_MARK`, the title GNOME Terminal shows); the
 foreground group alone cannot tell, since bash runs ``$(…)``, pipelines of builtins and the
 moment before a fork in its own group. A shell whose prompt has no title (a changed
@@ -41,6 +43,7 @@ from ..budget import current
 from .fs import HOME
 from .terminal import TerminalWindow
 from .terminal_screen import Line, Style, plain
+from .tty_reader import waits_for_keys
 from .windows import Box, Window
 
 if TYPE_CHECKING:
@@ -53,6 +56,7 @@ QUIET_S = 0.015  # no output this long after some (bash in the foreground): the 
 PROMPT_QUIET_S = 0.001  # ... or this long once every awaited prompt is drawn (its title seen)
 SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
+_BASH, _KEYS, _BUSY = "bash", "keys", "busy"  # who has the terminal (`_foreground`)
 PROMPT_MARK = b"\x1b]0;"  # the title sequence Ubuntu's PS1 starts each prompt with
 HISTORY = 2000  # scrollback lines
 _MAX_READ = 1 << 20  # bytes of output taken from the pty per read pass
@@ -177,7 +181,8 @@ class PtyTerminalWindow(TerminalWindow):
         if self._master < 0:
             return
         enters = data.count(b"\r")
-        if enters and self._idle():  # typed at bash's prompt: a prompt per line is awaited
+        if enters and self._foreground() == _BASH:  # typed at bash's prompt: a prompt per
+            # line is awaited
             self._expect = max(self._expect, self._prompts) + enters
         self._unsettled = True
         with contextlib.suppress(BlockingIOError, OSError):
@@ -225,37 +230,51 @@ class PtyTerminalWindow(TerminalWindow):
         """Has bash drawn every prompt awaited? (Always, for a prompt without a title.)"""
         return self._prompts >= self._expect or self._untitled
 
-    def _idle(self) -> bool:
-        """Is bash itself in the foreground (not a program it runs)? Not before its first
-        output, where its process group (taken then, by `pump`) is known."""
+    def _foreground(self) -> str:
+        """Who has the terminal: `_BASH` (bash's own process group: at its prompt, or running
+        builtins, ``$(…)`` and the like itself), `_KEYS` (a program bash started sleeps
+        reading the tty: sudo's password prompt, ``cat``, ``python3``, ``nano``) or `_BUSY`
+        (a program runs; also before bash's first output, when its group is not known)."""
         if self._idle_pgrp < 0:
-            return False
+            return _BUSY
         try:
             pgrp = os.tcgetpgrp(self._master)
         except OSError:
-            return True
-        return pgrp == self._idle_pgrp
+            return _BASH
+        if pgrp == self._idle_pgrp:
+            return _BASH
+        return _KEYS if waits_for_keys(pgrp) else _BUSY
 
-    def _quiet_needed(self) -> float:
-        """How long bash must stay quiet before it counts as idle: briefly once every
-        awaited prompt is drawn, longer after output without one, longest after keys
+    def _quiet_needed(self, who: str) -> float:
+        """How long the terminal must stay quiet before the action's part is done: briefly
+        once every awaited prompt is drawn, longer after other output, longest after keys
         that brought no output at all (no echo: a password prompt)."""
         if not self._answered:
             return SILENT_S
-        if self._prompts >= self._expect:
+        if who == _BASH and self._prompts >= self._expect:
             return PROMPT_QUIET_S
         return QUIET_S
 
-    def settle(self, cap: float = SETTLE_CAP_S) -> None:
-        """Wait until bash is idle or ``cap`` seconds passed, reading its output. Nothing
-        to wait for (no keys since the last settle, bash idle at its prompt, no output
-        pending) returns at once: an action that never touched the terminal costs no wait."""
+    def _waiting_for_keys(self, who: str) -> bool:
+        """Is the terminal waiting for the next keys: bash at the prompt every Enter asked
+        for, bash reading the tty otherwise (a secondary prompt, ``read``), or a program
+        reading the tty?"""
+        if who == _BASH:
+            return self._prompted() or waits_for_keys(self._idle_pgrp)
+        return who == _KEYS
+
+    def settle(self, cap: float = SETTLE_CAP_S) -> bool:
+        """Wait until the terminal waits for keys (`_waiting_for_keys`, after its output
+        went quiet) or ``cap`` seconds passed, reading its output; True in the first case.
+        Nothing to wait for (no keys since the last settle, the terminal waiting for keys,
+        no output pending) returns at once: an action that never touched the terminal
+        costs no wait."""
         self._ensure()
         if self._master < 0:
-            return
-        if (not self._unsettled and self._prompted() and self._idle() and not self.pump()
-                and not self.exited):
-            return
+            return False
+        if (not self._unsettled and self._waiting_for_keys(self._foreground())
+                and not self.pump() and not self.exited):
+            return True
         self._unsettled = False
         budget = current()
         end = time.monotonic() + cap
@@ -266,20 +285,23 @@ class PtyTerminalWindow(TerminalWindow):
             now = time.monotonic()
             if now >= end:
                 break
-            idle = self._idle()
-            if not idle:
-                self._answered = False  # a command runs: bash's next prompt is awaited
-            need = self._quiet_needed()
+            who = self._foreground()
+            if who == _BUSY:
+                self._answered = False  # a program runs: its output or the prompt is awaited
+            need = self._quiet_needed(who)
             quiet = now - quiet_since
-            if idle and quiet >= need and self._version > 0 and self._prompted():
-                break
-            wait = min(max(need - quiet, 0.001), QUIET_S) if idle else QUIET_S
+            if (who != _BUSY and quiet >= need and self._version > 0
+                    and self._waiting_for_keys(who)):
+                self.pump()
+                return True
+            wait = QUIET_S if who == _BUSY else min(max(need - quiet, 0.001), QUIET_S)
             ready, _, _ = select.select([self._master], [], [], min(wait, end - now))
             if ready and self.pump():
                 quiet_since = time.monotonic()
         if time.monotonic() >= end and self._prompts == 0 and self._version > 0:
             self._untitled = True  # output but no title in a whole cap: judge without it
         self.pump()
+        return False
 
     def sync(self, host: Desktop) -> None:
         self.pump()

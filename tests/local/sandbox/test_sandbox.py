@@ -204,6 +204,39 @@ def test_an_action_that_never_reaches_the_terminal_waits_for_nothing(
     assert waits and "\nfinished\n" in win.text()
 
 
+@pytest.mark.parametrize(("line", "shown", "leave"), [
+    ("sudo id -u", "[sudo] password for user:", b"\x03"),
+    ("cat", "cat", b"\x03"),
+    ("python3 -q", ">>>", b"\x04"),
+    ("read -p 'name? ' n", "name?", b"\x03"),
+    ("cat > f.txt << EOF", ">", b"EOF\r"),
+])
+def test_a_program_waiting_for_the_keyboard_ends_the_actions_wait(
+    desk: Desktop, line: str, shown: str, leave: bytes
+) -> None:
+    """sudo at its password prompt, cat, python3's prompt, bash's own ``read`` and its
+    secondary prompt: the action that started them is done once they wait for keys (not
+    after the settle cap), and the next keys reach them."""
+    Term(desk, maximize=False)
+    win = desk.windows[-1]
+    assert isinstance(win, PtyTerminalWindow)
+    win.write(line.encode() + b"\r")
+    assert win.settle() is True, "waits for keys, not cut by the cap"
+    assert win.text().rstrip().endswith(shown)
+    win.write(leave)  # back at bash's prompt
+    assert win.settle() is True and win.text().rstrip().endswith("user@ubuntu:~$")
+
+
+def test_a_running_program_is_not_taken_for_one_waiting_for_keys(desk: Desktop) -> None:
+    Term(desk, maximize=False)
+    win = desk.windows[-1]
+    assert isinstance(win, PtyTerminalWindow)
+    win.write(b"sleep 100\r")
+    assert win.settle(cap=0.3) is False, "sleep runs: the cap ends the wait"
+    win.write(b"\x03")
+    assert win.settle() is True
+
+
 def test_ctrl_c_stops_a_command_and_tab_completes(desk: Desktop) -> None:
     t = Term(desk, maximize=False)
     win = desk.windows[-1]
@@ -345,3 +378,11 @@ def test_a_tree_nested_deeper_than_python_recurses_is_removed_without_error() ->
     root = fs.root
     del fs  # the finalizer removes it
     assert not os.path.exists(root)
+
+
+def test_tty_reader_docstring_example_runs() -> None:
+    import doctest
+
+    from drums_gym.local.desktop import tty_reader
+
+    assert doctest.testmod(tty_reader).failed == 0
