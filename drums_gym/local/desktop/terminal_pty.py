@@ -56,7 +56,7 @@ QUIET_S = 0.015  # no output this long after some (bash in the foreground): the 
 PROMPT_QUIET_S = 0.001  # ... or this long once every awaited prompt is drawn (its title seen)
 SILENT_S = 0.25  # ... or this long when the keys brought no output at all (no echo)
 SETTLE_CAP_S = 2.0  # the longest an action waits for a command (it then runs on)
-_BASH, _KEYS, _BUSY = "bash", "keys", "busy"  # who has the terminal (`_foreground`)
+BASH, KEYS, BUSY = "bash", "keys", "busy"  # who has the terminal (`_foreground`)
 PROMPT_MARK = b"\x1b]0;"  # the title sequence Ubuntu's PS1 starts each prompt with
 HISTORY = 2000  # scrollback lines
 _MAX_READ = 1 << 20  # bytes of output taken from the pty per read pass
@@ -181,7 +181,7 @@ class PtyTerminalWindow(TerminalWindow):
         if self._master < 0:
             return
         enters = data.count(b"\r")
-        if enters and self._foreground() == _BASH:  # typed at bash's prompt: a prompt per
+        if enters and self._foreground() == BASH:  # typed at bash's prompt: a prompt per
             # line is awaited
             self._expect = max(self._expect, self._prompts) + enters
         self._unsettled = True
@@ -231,19 +231,19 @@ class PtyTerminalWindow(TerminalWindow):
         return self._prompts >= self._expect or self._untitled
 
     def _foreground(self) -> str:
-        """Who has the terminal: `_BASH` (bash's own process group: at its prompt, or running
-        builtins, ``$(…)`` and the like itself), `_KEYS` (a program bash started sleeps
-        reading the tty: sudo's password prompt, ``cat``, ``python3``, ``nano``) or `_BUSY`
+        """Who has the terminal: `BASH` (bash's own process group: at its prompt, or running
+        builtins, ``$(…)`` and the like itself), `KEYS` (a program bash started sleeps
+        reading the tty: sudo's password prompt, ``cat``, ``python3``, ``nano``) or `BUSY`
         (a program runs; also before bash's first output, when its group is not known)."""
         if self._idle_pgrp < 0:
-            return _BUSY
+            return BUSY
         try:
             pgrp = os.tcgetpgrp(self._master)
         except OSError:
-            return _BASH
+            return BASH
         if pgrp == self._idle_pgrp:
-            return _BASH
-        return _KEYS if waits_for_keys(pgrp) else _BUSY
+            return BASH
+        return KEYS if waits_for_keys(pgrp) else BUSY
 
     def _quiet_needed(self, who: str) -> float:
         """How long the terminal must stay quiet before the action's part is done: briefly
@@ -251,7 +251,7 @@ class PtyTerminalWindow(TerminalWindow):
         that brought no output at all (no echo: a password prompt)."""
         if not self._answered:
             return SILENT_S
-        if who == _BASH and self._prompts >= self._expect:
+        if who == BASH and self._prompts >= self._expect:
             return PROMPT_QUIET_S
         return QUIET_S
 
@@ -259,9 +259,9 @@ class PtyTerminalWindow(TerminalWindow):
         """Is the terminal waiting for the next keys: bash at the prompt every Enter asked
         for, bash reading the tty otherwise (a secondary prompt, ``read``), or a program
         reading the tty?"""
-        if who == _BASH:
+        if who == BASH:
             return self._prompted() or waits_for_keys(self._idle_pgrp)
-        return who == _KEYS
+        return who == KEYS
 
     def settle(self, cap: float = SETTLE_CAP_S) -> bool:
         """Wait until the terminal waits for keys (`_waiting_for_keys`, after its output
@@ -286,15 +286,15 @@ class PtyTerminalWindow(TerminalWindow):
             if now >= end:
                 break
             who = self._foreground()
-            if who == _BUSY:
+            if who == BUSY:
                 self._answered = False  # a program runs: its output or the prompt is awaited
             need = self._quiet_needed(who)
             quiet = now - quiet_since
-            if (who != _BUSY and quiet >= need and self._version > 0
+            if (who != BUSY and quiet >= need and self._version > 0
                     and self._waiting_for_keys(who)):
                 self.pump()
                 return True
-            wait = QUIET_S if who == _BUSY else min(max(need - quiet, 0.001), QUIET_S)
+            wait = QUIET_S if who == BUSY else min(max(need - quiet, 0.001), QUIET_S)
             ready, _, _ = select.select([self._master], [], [], min(wait, end - now))
             if ready and self.pump():
                 quiet_since = time.monotonic()
