@@ -42,8 +42,9 @@ class Interpreter:
         self.sources = 0  # nesting of ``source``
 
     # -- entry points -----------------------------------------------------
-    def run_source(self, src: str, io: IO) -> int:
-        """Parse and run ``src`` (scripts, ``bash -c``, command substitution)."""
+    def run_source(self, src: str, io: IO, where: str | None = None) -> int:
+        """Parse and run ``src`` (scripts, ``bash -c``, command substitution); a syntax
+        error's message names ``where`` as bash does (``command substitution: line 1``)."""
         charge(1 + len(src) // 4)  # the lexer reads character by character
         if self.depth >= MAX_NESTING:
             io.err.append(f"bash: maximum nesting level exceeded ({MAX_NESTING})\n")
@@ -52,7 +53,7 @@ class Interpreter:
             seq = parse(src)
         except (BashSyntaxError, Incomplete) as exc:
             msg = str(exc) or "syntax error: unexpected end of file"
-            io.err.append(f"bash: {msg}\n")
+            io.err.append(f"bash: {where}: line 1: {msg}\n" if where else f"bash: {msg}\n")
             return 2
         self.depth += 1
         try:
@@ -267,7 +268,7 @@ class Interpreter:
         def capture(src: str) -> str:
             buf: list[str] = []
             self.subst_status = self.subshell(
-                lambda: self.run_source(src, IO("", buf, io.err, False)))
+                lambda: self.run_source(src, IO("", buf, io.err, False), "command substitution"))
             return "".join(buf)
 
         def assign(name: str, value: str) -> None:
