@@ -16,12 +16,14 @@ from ..host import Host, workspace_of
 __all__ = ["HostDep", "Threads", "Workspace", "until_settled"]
 
 
-def _host(request: Request) -> Host:
+# The dependencies are ``async def`` though they never await: FastAPI runs a plain ``def``
+# dependency on a thread of its pool, two thread hand-offs per request for an attribute read.
+async def _host(request: Request) -> Host:
     host: Host = request.app.state.host
     return host
 
 
-def _threads(request: Request) -> WorkspaceThreads:
+async def _threads(request: Request) -> WorkspaceThreads:
     """The app's threads for work that waits on a desktop (a share per workspace)."""
     threads: WorkspaceThreads = request.app.state.threads
     return threads
