@@ -46,6 +46,7 @@ __all__ = [
     "check_task_id",
     "check_ttl",
     "close_session",
+    "copy_base",
     "create",
     "delete_state",
     "episode",
@@ -281,11 +282,14 @@ def observe(
     out: np.ndarray | None,
     screen: Screen | None,
     base: tuple[str, np.ndarray] | None,
+    out_holds: str | None = None,
 ) -> Op[tuple[Observation, tuple[str, np.ndarray] | None]]:
     """A screenshot, and the new raw base (the last raw frame: its token and pixels).
 
     ``base`` is the slot's last raw frame (raw only): the host is asked for what changed
-    since, and the screen is rebuilt over it.
+    since, and the screen is rebuilt over it. ``out_holds`` is the token of the frame
+    ``out`` already holds (`copy_frame`): when that is the base, a delta is applied to
+    ``out`` as well, instead of copying the whole rebuilt screen there.
     """
     path = W.slot_screenshot_path(slot_id)
     params = {W.Q_FORMAT: format}
@@ -304,10 +308,17 @@ def observe(
     rebuilt = None
     new_base = base
     if format == W.FORMAT_RAW:
-        rebuilt = _rebuild(base, response.content, headers, width, height, path)
+        # out already holds the base: the delta goes to both, no whole-frame copy
+        also = out if out is not None and base is not None and out_holds == base[0] else None
+        rebuilt, patched = _rebuild(base, response.content, headers, width, height, path, also)
         new_base = (token, rebuilt) if token else None
         # the caller's own array; the slot keeps its base
-        rebuilt = _into(out, rebuilt) if out is not None else rebuilt.copy()
+        if patched:
+            rebuilt = out  # the delta is already there
+        elif out is not None:
+            rebuilt = _into(out, rebuilt)
+        else:
+            rebuilt = rebuilt.copy()
     if out is not None and rebuilt is None:  # PNG into out: decode, then copy there
         decoded = Observation(format=format, width=width, height=height,
                               data=response.content).array
@@ -332,8 +343,10 @@ def _rebuild(
     width: int,
     height: int,
     path: str,
-) -> np.ndarray:
-    """The whole screen from a raw reply: a full frame, or a delta over ``base``."""
+    also: np.ndarray | None = None,
+) -> tuple[np.ndarray, bool]:
+    """The whole screen from a raw reply: a full frame, or a delta over ``base``; and
+    whether the delta was also applied to ``also`` (a copy of the base)."""
     boxes = headers.get(W.H_DELTA_BOXES)
     if boxes is None or base is None or headers.get(W.H_DELTA_BASE) != base[0]:
         if len(data) != width * height * 3:
@@ -342,8 +355,10 @@ def _rebuild(
                 f"{width * height * 3} ({width}x{height}x3)"
             )
         # a writable array of its own (over a bytearray copy of the reply)
-        return np.frombuffer(bytearray(data), dtype=np.uint8).reshape(height, width, 3)
+        return np.frombuffer(bytearray(data), dtype=np.uint8).reshape(height, width, 3), False
     screen = base[1]
+    if also is not None and also.shape != screen.shape:
+        raise ValueError(f"out has shape {also.shape}, the screen is {screen.shape}")
     offset = 0
     for box in filter(None, boxes.split(";")):
         try:
@@ -353,12 +368,14 @@ def _rebuild(
         size = w * h * 3
         if x < 0 or y < 0 or x + w > width or y + h > height or offset + size > len(data):
             raise ProtocolError(f"GET {path}: delta box {box!r} does not fit the screen")
-        patch = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
-        screen[y : y + h, x : x + w] = patch.reshape(h, w, 3)
+        patch = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset).reshape(h, w, 3)
+        screen[y : y + h, x : x + w] = patch
+        if also is not None:
+            also[y : y + h, x : x + w] = patch
         offset += size
     if offset != len(data):
         raise ProtocolError(f"GET {path}: delta has {len(data) - offset} bytes left over")
-    return screen
+    return screen, also is not None
 
 
 def _header_int(value: str | None) -> int | None:
@@ -368,6 +385,15 @@ def _header_int(value: str | None) -> int | None:
         return int(value)
     except ValueError:
         return None
+
+
+def copy_base(base: tuple[str, np.ndarray] | None, out: np.ndarray) -> str | None:
+    """Copy a slot's last raw frame into ``out``; its token (None: no frame, nothing done)."""
+    check_out(out, W.FORMAT_RAW)
+    if base is None:
+        return None
+    _into(out, base[1])
+    return base[0]
 
 
 def _into(out: np.ndarray, frame: np.ndarray) -> np.ndarray:

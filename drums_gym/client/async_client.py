@@ -229,17 +229,26 @@ class AsyncSlot(SlotBase):
         return await self._http.run(_ops.wait_valid(self.id, timeout))
 
     async def observe(
-        self, format: str = W.FORMAT_PNG, *, out: np.ndarray | None = None
+        self,
+        format: str = W.FORMAT_PNG,
+        *,
+        out: np.ndarray | None = None,
+        out_holds: str | None = None,
     ) -> M.Observation:
-        """A screenshot now (`Slot.observe`: `png` or `raw`, deltas, `out=`)."""
+        """A screenshot now (`Slot.observe`: `png` or `raw`, deltas, `out=`, `out_holds=`)."""
         _ops.check_out(out, format)
         if format != W.FORMAT_RAW:
             return (await self._http.run(_ops.observe(self.id, format, out, self.screen, None)))[0]
         async with self._raw_lock:
             observation, self._raw_base = await self._http.run(
-                _ops.observe(self.id, format, out, self.screen, self._raw_base)
+                _ops.observe(self.id, format, out, self.screen, self._raw_base, out_holds)
             )
         return observation
+
+    async def copy_frame(self, out: np.ndarray) -> str | None:
+        """Copy the last raw frame into `out`; answer its token (`Slot.copy_frame`)."""
+        async with self._raw_lock:
+            return _ops.copy_base(self._raw_base, out)
 
     async def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""

@@ -75,22 +75,41 @@ class Slot(SlotBase):
         """
         return self._http.run(_ops.wait_valid(self.id, timeout))
 
-    def observe(self, format: str = W.FORMAT_PNG, *, out: np.ndarray | None = None) -> Observation:
+    def observe(
+        self,
+        format: str = W.FORMAT_PNG,
+        *,
+        out: np.ndarray | None = None,
+        out_holds: str | None = None,
+    ) -> Observation:
         """A screenshot now (`png` or `raw`); `.array` decodes it to `uint8 (H, W, 3)`.
 
         Raw frames are fetched as deltas where the host offers them: the slot keeps the last
         frame and asks only for what changed since (`?since=`), then rebuilds the screen.
         With `out` (a writable `uint8 (H, W, 3)` array, e.g. a row of a batch), the screen is
-        written there and `.array` is `out`: no copy of its own.
+        written there and `.array` is `out`: no copy of its own. With `out_holds`, the token
+        `copy_frame` answered for `out` (untouched since), a delta is applied to `out`
+        itself instead of copying the whole screen into it.
         """
         _ops.check_out(out, format)
         if format != W.FORMAT_RAW:
             return self._http.run(_ops.observe(self.id, format, out, self.screen, None))[0]
         with self._raw_lock:
             observation, self._raw_base = self._http.run(
-                _ops.observe(self.id, format, out, self.screen, self._raw_base)
+                _ops.observe(self.id, format, out, self.screen, self._raw_base, out_holds)
             )
         return observation
+
+    def copy_frame(self, out: np.ndarray) -> str | None:
+        """Copy the last raw frame this slot fetched into `out`; answer its token (None,
+        `out` untouched, before the first raw frame).
+
+        Made for the time a request is in flight: pass the token to the next
+        ``observe("raw", out=out, out_holds=token)`` and only what changed is written to
+        `out` then (a vector env fills its batch while its children act).
+        """
+        with self._raw_lock:
+            return _ops.copy_base(self._raw_base, out)
 
     def accessibility(self) -> dict[str, Any]:
         """The accessibility tree of what is on screen (`{"format", "tree"}`)."""

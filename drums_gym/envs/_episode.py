@@ -19,6 +19,7 @@ from ..actions import ActionError as CodeError
 from ..actions import computer13, parse_control
 from ..client import DrumsError, Slot
 from ..client.errors import ActionError, Conflict, InvalidRequest, NotFound
+from ._frames import RowFill
 
 __all__ = ["EpisodeRunner", "StepOutcome", "Verdict", "blank_frame"]
 
@@ -100,16 +101,25 @@ class EpisodeRunner:
     last_obs: np.ndarray | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- helpers
-    def _observe(self, out: np.ndarray | None = None) -> np.ndarray:
+    def _observe(self, out: np.ndarray | None = None, fill: RowFill | None = None) -> np.ndarray:
         assert self.slot is not None
         if not self.screenshots:  # a policy of the accessibility tree: save the frame
             frame = blank_frame(self.height, self.width) if out is None else out
             if out is not None:
                 out[...] = 0
             return frame
-        frame = self.slot.observe(format=self.screenshot_format, out=out).array
+        holds = self.prefill(out, fill) if out is not None and fill is not None else None
+        frame = self.slot.observe(format=self.screenshot_format, out=out, out_holds=holds).array
         self.last_obs = frame
         return frame
+
+    def prefill(self, out: np.ndarray, fill: RowFill) -> str | None:
+        """Fill ``out`` with the slot's last raw frame, once per ``fill`` (whoever comes
+        first: the vector env while this child acts, or this child's screenshot); the
+        frame's token, for the screenshot to write only what changed."""
+        if self.slot is None or not self.screenshots or self.screenshot_format != "raw":
+            return None
+        return fill.once(lambda: self.slot.copy_frame(out) if self.slot is not None else None)
 
     def _last_frame(self) -> np.ndarray:
         if self.last_obs is None:
@@ -178,9 +188,12 @@ class EpisodeRunner:
                 slot_id=self.slot.id, episode_id=episode.id, error=_describe(exc)
             )
 
-    def step(self, action: Any, out: np.ndarray | None = None) -> StepOutcome:
+    def step(
+        self, action: Any, out: np.ndarray | None = None, fill: RowFill | None = None
+    ) -> StepOutcome:
         """One Gymnasium step of this episode; ``out`` is where to put the frame (a row of
-        a vector env's batch), else a new array."""
+        a vector env's batch), else a new array; ``fill`` shares filling ``out`` with the
+        last frame ahead of the screenshot (`prefill`)."""
         if self.done:
             raise RuntimeError("the episode has ended; call reset() before step()")
         self.steps += 1
@@ -225,7 +238,7 @@ class EpisodeRunner:
             if not self.valid:
                 return self._end_invalid(_timings(t_action), extra)
             start = time.perf_counter()
-            obs = self._observe(out)
+            obs = self._observe(out, fill)
             if self.accessibility:
                 extra["accessibility"] = self.slot.accessibility()["tree"]
             t_observe = time.perf_counter() - start

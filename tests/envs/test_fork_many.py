@@ -233,6 +233,43 @@ def test_observations_the_caller_holds_are_never_written_again(raised):
         vec.close()
 
 
+def _batches_show_the_screens(vec, steps: int = 5) -> bool:
+    """Each step's batch is every child's screen as the host shows it (PNG), also when
+    the batch is recycled memory the caller scribbled on before dropping it."""
+    vec.reset()
+    good = True
+    for k in range(steps):
+        obs = vec.step(_moves(k, 3))[0]
+        shots = [slot.observe("png").array for slot in vec.slots]
+        good = good and all(np.array_equal(obs[i], shot) for i, shot in enumerate(shots))
+        obs[:] = 7  # the caller's own batch: it may write, then drop it
+        del obs
+    return good
+
+
+def test_recycled_batches_show_the_screens(raised):
+    parent, _, _ = raised()
+    vec = parent.fork_vector(3, autoreset_mode="DISABLED")
+    try:
+        assert vec.unwrapped.parent.client.preferred_screenshot_format() == "raw"
+        assert _batches_show_the_screens(vec)
+    finally:
+        vec.close()
+
+
+def test_the_screen_check_catches_a_fill_that_copies_nothing(raised, monkeypatch):
+    """A planted break: a row filled ahead must hold the child's last frame."""
+    from drums_gym.client import Slot
+
+    parent, _, _ = raised()
+    monkeypatch.setattr(Slot, "copy_frame", lambda self, out: self._raw_base[0])
+    vec = parent.fork_vector(3, autoreset_mode="DISABLED")
+    try:
+        assert not _batches_show_the_screens(vec)
+    finally:
+        vec.close()
+
+
 def test_the_held_batch_check_catches_a_pool_that_ignores_references(raised, monkeypatch):
     """A planted break: a pool that reuses batches still referenced must be caught."""
     from drums_gym.envs import _frames

@@ -63,3 +63,32 @@ def test_observe_into_a_batch_row(slot, fmt):
     np.testing.assert_array_equal(batch[1], slot.observe(format="png").array)
     with pytest.raises(ValueError, match="out"):
         slot.observe(format=fmt, out=np.zeros((10, 10, 3), np.uint8))
+
+
+def test_a_row_filled_ahead_gets_only_the_delta(slot):
+    """copy_frame fills a row with the last raw frame; observe(out_holds=its token) then
+    writes only what changed there. A stale or foreign token falls back to the whole copy."""
+    assert slot.copy_frame(np.zeros((1080, 1920, 3), np.uint8)) is None  # no raw frame yet
+    slot.observe(format="raw")
+    rows = np.zeros((2, 1080, 1920, 3), dtype=np.uint8)
+    for k, (x, y) in enumerate(((300, 400), (900, 100), (1500, 900))):
+        row = rows[k % 2]
+        token = slot.copy_frame(row)
+        assert token is not None
+        base = row.copy()
+        row[:8, :8] = 255  # outside the delta (the top-left corner): must stay as it is
+        slot.step(f"pyautogui.moveTo({x}, {y})")
+        frame = slot.observe(format="raw", out=row, out_holds=token)
+        assert frame.array is row and len(frame.data) < 200_000
+        png = slot.observe(format="png").array
+        changed = np.any(png != base, axis=2, keepdims=True)
+        assert changed.any(), "the pointer moved"
+        base[:8, :8] = 255
+        np.testing.assert_array_equal(row, np.where(changed, png, base))
+    for holds in ("0.0", None):  # not the base: the whole screen is copied into out
+        row = np.zeros((1080, 1920, 3), dtype=np.uint8)
+        slot.step("pyautogui.moveTo(640, 480)")
+        slot.observe(format="raw", out=row, out_holds=holds)
+        np.testing.assert_array_equal(row, slot.observe(format="png").array)
+    with pytest.raises(ValueError, match="out"):
+        slot.copy_frame(np.zeros((10, 10, 3), np.uint8))
