@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import settings
 
 from drums_gym.local.host import HostConfig
 from drums_gym.local.sandbox import DEFAULT_SHELL, SHELL_VARIABLE, backend_from_env
@@ -21,9 +20,15 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 # Property tests draw the same examples every run (`pytest -q` passes or fails the same way
 # on every machine, CI's included); `pytest --hypothesis-profile=explore` draws new ones
 # and keeps what fails in .hypothesis/ (replayed first next time), to hunt for bugs.
-settings.register_profile("repeatable", derandomize=True, database=None)
-settings.register_profile("explore", derandomize=False)
-settings.load_profile("repeatable")
+# (The integrations' venv has no Hypothesis: its tests have no properties.)
+try:
+    from hypothesis import settings
+except ImportError:
+    pass
+else:
+    settings.register_profile("repeatable", derandomize=True, database=None)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile("repeatable")
 
 #: gates resolve fast in tests; the shell backend is DRUMS_LOCAL_SHELL's (unset: ``auto``,
 #: which `make_host` resolves per test, `shell_for`); everything else is the host's default
