@@ -268,21 +268,18 @@ class DrumsForkVectorEnv(VectorEnv):
             # the frame lands in the batch
             return runner.step(actions[i], out=obs[i], fill=fills[i])
 
-        if to_reset:  # NEXT_STEP autoreset, while the others step: new forks, in batches
+        if to_reset or len(to_step) > 1:
             pending = [self._pool.submit(run, i) for i in to_step]
             self._prefill(fills, obs)
-            try:
-                for i, (frame, info) in zip(to_reset, self._replace(to_reset), strict=True):
+            try:  # NEXT_STEP autoreset, while the others step: new forks, in batches
+                replaced = self._replace(to_reset) if to_reset else []
+                for i, (frame, info) in zip(to_reset, replaced, strict=True):
                     obs[i] = frame
                     info.update(task_id=self.parent.task_id, instruction=self.parent.instruction)
                     infos = self._add_info(infos, info, i)
                     self._needs_reset[i] = False
             finally:
                 results = [f.result() for f in pending]
-        elif len(to_step) > 1:
-            pending = [self._pool.submit(run, i) for i in to_step]
-            self._prefill(fills, obs)
-            results = [f.result() for f in pending]
         else:
             results = [run(i) for i in to_step]
         for i, outcome in zip(to_step, results, strict=True):
