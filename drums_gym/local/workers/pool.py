@@ -16,7 +16,6 @@ import logging
 import os
 import secrets
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,7 +27,7 @@ from typing import Any
 from ...actions import ActionError
 from ..budget import Limits
 from ..sandbox.limits import remove_cgroups_of
-from ..sandbox.tree import tree_base
+from ..sandbox.tree import remove_tree, tree_base
 from . import rpc
 from .confine import Cell, Confinement
 from .worker import WorkerLimits
@@ -351,7 +350,7 @@ class Pool:
             self._workers.discard(worker)
         self.confinement.retire(worker.cell)
         remove_cgroups_of(worker.pid)  # a killed one's sandbox: its cgroups,
-        shutil.rmtree(tree_base(worker.pid), ignore_errors=True)  # and its trees
+        remove_tree(tree_base(worker.pid))  # and its trees (any depth an agent nested)
 
     def pids(self) -> list[int]:
         """The live workers' pids (benchmarks pin them; tests look for orphans)."""
