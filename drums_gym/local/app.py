@@ -26,6 +26,7 @@ from .guards import BodyLimit, HostBugs
 from .host import Host
 from .leases import Reaper
 from .routes import routers
+from .routes.common import ReplyLatency
 from .view import mount_view
 
 __all__ = ["create_app"]
@@ -88,6 +89,7 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     app.state.shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
     # work that waits on a desktop runs on a thread of its workspace's share
     app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
+    app.add_middleware(ReplyLatency)  # innermost: delays only what a route answers
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(
         BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s

@@ -10,7 +10,8 @@ A fault spec is a comma-separated list of ``kind=value`` pairs, e.g.
 ``quarantine``     rate: the host quarantines the episode (``quarantined``)
 ``fork_child_fail`` rate: a fork child does not come up (``"state": "failed"``)
 ``overload``       rate: a request is shed with 429 ``overloaded`` and ``Retry-After``
-``latency_ms``     milliseconds added to every API request
+``latency_ms``     milliseconds of round trip added to every API request (half before the
+                   host works on it, half before its reply starts, as over a network)
 ``retry_after_ms`` the retry hint sent with an injected 429 (default 50)
 =================  =====================================================================
 

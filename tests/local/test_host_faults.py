@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from a11y import center, find
@@ -9,6 +11,9 @@ from test_host_api import create, error, wait
 
 from drums_gym.local.faults import FaultSpec
 from drums_gym.local.host import HostConfig
+from drums_gym.local.routes import common
+
+REAL_SLEEP = asyncio.sleep
 
 
 def run_until_invalid(http: httpx.Client, sid: str, max_actions: int = 5) -> dict:
@@ -75,12 +80,32 @@ def test_overload_sheds_with_retry_after(make_host):
         assert http.get("/healthz").status_code == 200
 
 
-def test_latency_is_added_to_requests(make_host):
+def test_latency_is_a_round_trip_half_each_way(make_host, monkeypatch):
+    """latency_ms=150 is a network's round trip: 75 ms before the host works on a request,
+    75 ms before its reply starts (the action already in the desktop's log), so the host
+    works on other requests while a reply travels (the total: benchmarks/timing.py)."""
     server = make_host(faults="latency_ms=150")
+    seen: list[tuple[float, int]] = []
     with httpx.Client(base_url=server.url) as http:
-        http.get("/v1/host")  # warm the connection
-        # latency delays, never fails, a request (how long: benchmarks/timing.py)
-        assert http.get("/v1/host").status_code == 200
+        sid = create(http)["id"]
+        wait(http, sid)
+
+        class Clock:  # what the routes call ``asyncio``: its sleeps, recorded
+            def __getattr__(self, name):
+                return getattr(asyncio, name)
+
+            @staticmethod
+            async def sleep(delay):
+                logged = len(server.model.action_log("default", sid).actions)
+                seen.append((delay, logged))
+                await REAL_SLEEP(delay)
+
+        monkeypatch.setattr(common, "asyncio", Clock())
+        r = http.post(f"/v1/slots/{sid}/actions", json={"code": "pyautogui.moveTo(10, 10)"})
+        monkeypatch.undo()
+        assert r.status_code == 200  # latency delays, never fails, a request
+        http.delete(f"/v1/slots/{sid}")
+    assert seen == [(0.075, 0), (0.075, 1)]
 
 
 def test_fault_rolls_are_seeded(make_host):

@@ -1,5 +1,11 @@
 """What every v1 route starts with: the host, and the caller's workspace (auth, injected
-latency, load shedding)."""
+latency, load shedding); and :class:`ReplyLatency`, the other half of the injected latency.
+
+The injected latency (the ``latency_ms`` fault) is a network's round trip: half of it
+before the host works on a request (its way in), half before the reply starts (its way
+out), so, as over a real network, the host can work on one request while another's reply
+is still travelling.
+"""
 
 import asyncio
 import hmac
@@ -7,13 +13,17 @@ import time
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ... import protocol as P
 from ..errors import HostError, overloaded
 from ..fairness import WorkspaceThreads
 from ..host import Host, workspace_of
 
-__all__ = ["HostDep", "Threads", "Workspace", "until_settled"]
+__all__ = ["HostDep", "ReplyLatency", "Threads", "Workspace", "until_settled"]
+
+#: ``request.state`` attribute: seconds the reply waits before it starts (the way out)
+REPLY_DELAY = "drums_reply_delay_s"
 
 
 # The dependencies are ``async def`` though they never await: FastAPI runs a plain ``def``
@@ -46,12 +56,36 @@ async def _workspace(
         raise HostError(401, P.CODE_UNAUTHORIZED, "missing or unknown bearer token")
     spec = host.faults.spec
     if spec.latency_ms > 0:
-        await asyncio.sleep(spec.latency_ms / 1000.0)
+        half = spec.latency_ms / 2000.0
+        await asyncio.sleep(half)  # the way in; ReplyLatency sleeps the way out
+        setattr(request.state, REPLY_DELAY, half)
     if host.faults.roll("overload", spec.overload):
         raise overloaded(
             "the host is shedding load (injected fault)", spec.retry_after_ms / 1000.0
         )
     return workspace_of(token)
+
+
+class ReplyLatency:
+    """ASGI middleware: a reply whose request took the injected latency's way in
+    (``_workspace``) waits the way out before it starts."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def delayed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                delay = scope.get("state", {}).get(REPLY_DELAY)
+                if delay:
+                    await asyncio.sleep(delay)
+            await send(message)
+
+        await self.app(scope, receive, delayed)
 
 
 HostDep = Annotated[Host, Depends(_host)]
