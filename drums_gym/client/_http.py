@@ -1,5 +1,5 @@
-"""The sync transport: one thread-safe `httpx.Client`, its retry loop, and a runner for
-the client's operations (`_ops`), with threads for their concurrent parts.
+"""The sync transport: thread-safe `httpx.Client`s (a few pools, `Pools`), its retry loop,
+and a runner for the client's operations (`_ops`), with threads for their concurrent parts.
 
 This is the sync client's boundary with httpx; what a request is, how a reply becomes a
 model or an error and when to retry live in `_request` (shared with the async client).
@@ -7,6 +7,8 @@ model or an error and when to retry live in `_request` (shared with the async cl
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,22 +26,65 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _MAX_PARALLEL = 16
+#: connection pools of one transport; a thread keeps the one it was dealt
+POOLS = 8
+
+
+class Pools:
+    """A few `httpx.Client`s alike, each thread dealt one in turn and keeping it.
+
+    One httpx pool serves one request at a time under its lock, and scans every connection
+    it holds for each request: with 64 threads stepping 64 children through one pool, the
+    client spent an eighth of its time waiting for that lock. A thread keeps its pool, so
+    one thread (an env) uses one connection, and 64 threads share 8 pools of 8. Each pool
+    has the transport's limits.
+
+    >>> pools = Pools(httpx.Client, 2)
+    >>> pools.is_closed, pools.close(), pools.is_closed
+    (False, None, True)
+    """
+
+    def __init__(self, make: Callable[[], httpx.Client], count: int) -> None:
+        self._clients = [make() for _ in range(count)]
+        self._next = itertools.count()
+        self._mine = threading.local()
+
+    def _client(self) -> httpx.Client:
+        client: httpx.Client | None = getattr(self._mine, "client", None)
+        if client is None:
+            client = self._clients[next(self._next) % len(self._clients)]
+            self._mine.client = client
+        return client
+
+    def request(self, *args: Any, **kwargs: Any) -> httpx.Response:
+        return self._client().request(*args, **kwargs)
+
+    @property
+    def is_closed(self) -> bool:
+        return all(c.is_closed for c in self._clients)
+
+    def close(self) -> None:
+        for client in self._clients:
+            client.close()
 
 
 class Transport(Policy):
-    """One `httpx.Client` with auth, user agent, timeouts, retries and error translation.
+    """`httpx.Client`s (`Pools`) with auth, user agent, timeouts, retries and error
+    translation.
 
-    Thread-safe: many threads (vector envs, `Client.map`) share it and its pool.
+    Thread-safe: many threads (vector envs, `Client.map`) share it and its pools.
     """
 
     _default_sleep = staticmethod(time.sleep)
-    _client: httpx.Client
+    _client: Pools
 
-    def _open(
-        self, transport: httpx.BaseTransport | None, options: dict[str, Any]
-    ) -> httpx.Client:
-        return httpx.Client(timeout=default_timeout(self.timeout), transport=transport,
-                            **options)
+    def _open(self, transport: httpx.BaseTransport | None, options: dict[str, Any]) -> Pools:
+        def make() -> httpx.Client:
+            return httpx.Client(timeout=default_timeout(self.timeout), transport=transport,
+                                **options)
+
+        # a transport of the caller's (a mock, a proxy) is one object: one client over it
+        return Pools(make, POOLS if transport is None else 1)
 
     @property
     def closed(self) -> bool:
