@@ -119,6 +119,9 @@ class LocalHost:
             self.app,
             log_level="warning",
             access_log=False,
+            # no proxy in front: X-Forwarded-For is the client's claim, not its address
+            # (and a middleware fewer on every request)
+            proxy_headers=False,
             lifespan="on",
             timeout_keep_alive=KEEP_ALIVE_S,
             limit_concurrency=limits.max_connections,
