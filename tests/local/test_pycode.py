@@ -226,7 +226,9 @@ def _sandboxes() -> int:
     ids=["infinite-loop", "big-alloc", "growing-list", "fork-bomb"],
 )
 def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, kind):
-    host = make_host(config=replace(SANDBOX, action_seconds=3.0))
+    # a budget that a loaded machine (CI runs the set on 2 cores at load 10 and more) does
+    # not use up before a growing list meets its memory limit or the bystander answers
+    host = make_host(config=replace(SANDBOX, action_seconds=6.0))
     with connect(url=host.url) as client:
         victim, bystander = client.create("e0df059f"), client.create("e0df059f")
         try:
@@ -238,7 +240,7 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
             if kind == "time":  # while the sandbox runs, the other desktop answers
                 while _sandboxes() == 0 and worker.is_alive():
                     threading.Event().wait(0.01)
-                assert bystander.observe().array.shape == (1080, 1920, 3)
+                assert bystander.observe("raw").array.shape == (1080, 1920, 3)
                 assert worker.is_alive()
             worker.join(30)
             (result,) = results
