@@ -24,7 +24,7 @@ from typing import Any
 from .. import protocol as P
 from .errors import error_json
 
-__all__ = ["BodyLimit", "HostBugs", "guarded_h11"]
+__all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_h11"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,8 +48,9 @@ async def _reply(
     await send({"type": "http.response.body", "body": body})
 
 
-class HostBugs:
-    """A 5xx is a host bug: log it with its traceback and answer the JSON error shape."""
+class HttpMiddleware:
+    """ASGI middleware of HTTP requests (anything else passes through): a subclass says
+    what it does to one in :meth:`http`."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -58,6 +59,16 @@ class HostBugs:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class HostBugs(HttpMiddleware):
+    """A 5xx is a host bug: log it with its traceback and answer the JSON error shape."""
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking(message: Message) -> None:
@@ -79,16 +90,14 @@ class HostBugs:
                 await _reply(send, 500, P.CODE_INTERNAL, message, P.ErrorDetails())
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     """Read each request body whole, bounded in size and in time, before the app sees it."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
-        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
+        super().__init__(app)
+        self.max_bytes, self.timeout_s = max_bytes, timeout_s
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         too_large = (
             413,
             P.CODE_TOO_LARGE,

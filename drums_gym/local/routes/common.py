@@ -13,11 +13,11 @@ import time
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ... import protocol as P
 from ..errors import HostError, overloaded
 from ..fairness import WorkspaceThreads
+from ..guards import HttpMiddleware, Message, Receive, Scope, Send
 from ..host import Host, workspace_of
 
 __all__ = ["HostDep", "ReplyLatency", "Threads", "Workspace", "until_settled"]
@@ -66,18 +66,11 @@ async def _workspace(
     return workspace_of(token)
 
 
-class ReplyLatency:
+class ReplyLatency(HttpMiddleware):
     """ASGI middleware: a reply whose request took the injected latency's way in
     (``_workspace``) waits the way out before it starts."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def delayed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 delay = scope.get("state", {}).get(REPLY_DELAY)
