@@ -89,7 +89,8 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     app.state.shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
     # work that waits on a desktop runs on a thread of its workspace's share
     app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
-    app.add_middleware(ReplyLatency)  # innermost: delays only what a route answers
+    if host.faults.spec.latency_ms > 0:  # innermost: delays only what a route answers
+        app.add_middleware(ReplyLatency)  # (and only where there is latency to inject)
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(
         BodyLimit, max_bytes=host.config.max_body_bytes, timeout_s=host.config.body_timeout_s
