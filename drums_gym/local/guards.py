@@ -4,14 +4,16 @@
   soon as its ``Content-Length`` says so or, when it lies or is chunked, as soon as that
   many bytes arrived, before any parsing; a body that stops arriving for ``timeout_s``
   answers 408 and the connection closes (a lying ``Content-Length`` is not held open).
-- :func:`guarded_h11`: uvicorn's h11 protocol with a header read timeout (a connection
-  that has not sent a whole request head within ``header_timeout_s`` is closed) and
-  connection caps, global and per client address (connections beyond ``max_connections``,
-  or beyond ``max_client_connections`` from one address, are closed as they arrive: one
-  client holding sockets open leaves room for the others).
+- :func:`guarded_http`: uvicorn's httptools protocol (a C parser: a fifth less of the
+  host's CPU per request than h11, docs/performance.md) with a header read timeout (a
+  connection that has not sent a whole request head within ``header_timeout_s`` is
+  closed), a cap on the request head's size (a 400, closed), and connection caps, global
+  and per client address (connections beyond ``max_connections``, or beyond
+  ``max_client_connections`` from one address, are closed as they arrive: one client
+  holding sockets open leaves room for the others).
 
-uvicorn's own settings do the rest (``drums_gym.local.server``): ``limit_concurrency``,
-``timeout_keep_alive`` and ``h11_max_incomplete_event_size`` (the request head's size).
+uvicorn's own settings do the rest (``drums_gym.local.server``): ``limit_concurrency`` and
+``timeout_keep_alive``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from .. import protocol as P
 from .errors import error_json
 
-__all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_h11"]
+__all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_http"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -146,19 +148,31 @@ class BodyLimit(HttpMiddleware):
         await self.app(scope, replay, send)
 
 
-def guarded_h11(
-    header_timeout_s: float, max_connections: int, max_client_connections: int | None = None
+class HeadTooLarge(Exception):
+    """A request head over the limit (raised in the parser's callback: a 400, closed)."""
+
+
+def guarded_http(
+    header_timeout_s: float, max_connections: int, max_client_connections: int | None = None,
+    max_head_bytes: int = 16 * 1024,
 ) -> type:
-    """uvicorn's ``H11Protocol`` with a header read timeout and connection caps (global,
-    and per client address when ``max_client_connections`` is given)."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+    """uvicorn's httptools protocol with a header read timeout, a cap on the request head's
+    size (``max_head_bytes``: a larger head is a 400 and the connection closes) and
+    connection caps (global, and per client address when ``max_client_connections`` is
+    given)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     per_client = max_client_connections or max_connections
     open_by_client: dict[str, int] = {}  # one server's connections (its event loop's)
 
-    class GuardedH11Protocol(H11Protocol):
+    class GuardedHttpProtocol(HttpToolsProtocol):
         _head_timer: asyncio.TimerHandle | None = None
         _counted: str | None = None  # the client address this connection is counted for
+        # the head being read: its bytes so far (the parser's pieces; and every chunk that
+        # arrived while it was incomplete, as the parser buffers a piece it has not ended)
+        _in_head = True
+        _head_bytes = 0
+        _head_seen = 0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -192,12 +206,40 @@ def guarded_h11(
             if self._idle() and not self.transport.is_closing():
                 self.transport.close()
 
+        def _grow_head(self, size: int) -> None:
+            self._head_bytes += size
+            if self._head_bytes > max_head_bytes:
+                raise HeadTooLarge(f"request head over {max_head_bytes} bytes")
+
         def data_received(self, data: bytes) -> None:
             if self._idle():
                 self._arm()  # a new request head starts: it has header_timeout_s to arrive
+            if self._in_head:
+                self._head_seen += len(data)
             super().data_received(data)
+            if self._in_head and self._head_seen > max_head_bytes:
+                # a piece of the head that never ends (the parser holds it whole)
+                if not self.transport.is_closing():
+                    self.send_400_response("Invalid HTTP request received.")
+                return
             if not self._idle():
                 self._disarm()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._in_head, self._head_bytes = True, 0
+
+        def on_url(self, url: bytes) -> None:
+            self._grow_head(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._grow_head(len(name) + len(value) + 4)  # ": " and CRLF
+            super().on_header(name, value)
+
+        def on_headers_complete(self) -> None:
+            self._in_head, self._head_seen = False, 0
+            super().on_headers_complete()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -214,4 +256,4 @@ def guarded_h11(
                 self._counted = None
             super().connection_lost(exc)
 
-    return GuardedH11Protocol
+    return GuardedHttpProtocol

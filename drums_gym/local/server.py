@@ -17,7 +17,7 @@ from types import TracebackType
 
 from .app import create_app
 from .faults import Faults, FaultSpec
-from .guards import guarded_h11
+from .guards import guarded_http
 from .host import Host, HostConfig
 from .tasks import Task
 
@@ -28,7 +28,7 @@ log = logging.getLogger("drums_gym.local")
 STARTUP_TIMEOUT_S = 30.0
 #: an idle keep-alive connection is closed after this many seconds (uvicorn's setting)
 KEEP_ALIVE_S = 30
-#: the largest request head (request line and headers) h11 buffers, bytes
+#: the largest request head (request line and headers), bytes
 MAX_HEAD_BYTES = 16 * 1024
 
 
@@ -125,9 +125,10 @@ class LocalHost:
             lifespan="on",
             timeout_keep_alive=KEEP_ALIVE_S,
             limit_concurrency=limits.max_connections,
-            h11_max_incomplete_event_size=MAX_HEAD_BYTES,
-            http=guarded_h11(limits.header_timeout_s, limits.max_connections,
-                             limits.max_client_connections),
+            # uvloop where it is installed (the [local] extra, but for Windows)
+            loop="auto",
+            http=guarded_http(limits.header_timeout_s, limits.max_connections,
+                              limits.max_client_connections, MAX_HEAD_BYTES),
         )
         # uvicorn (>= 0.29) installs its signal handlers only on the main thread: not here
         server = uvicorn.Server(config)

@@ -99,6 +99,32 @@ def test_half_sent_request_heads_are_closed_and_block_no_one(tight):
             sock.close()
 
 
+def test_a_request_head_over_the_limit_is_a_400_and_closed(local_host):
+    """The head (request line and headers) is capped at MAX_HEAD_BYTES, whether it comes
+    as many headers, one long one, or one header value that never ends; the connection
+    closes, and a head just under the cap is served."""
+    from drums_gym.local.server import MAX_HEAD_BYTES
+
+    def ask(head: bytes, finish: bool = True) -> bytes:
+        sock = _connect(local_host.url)
+        with sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + head
+                         + (b"\r\n\r\n" if finish else b""))
+            try:
+                return _read_reply(sock)
+            except ConnectionResetError:  # closed with our bytes still unread
+                return b"closed"
+
+    many = b"\r\n".join(b"X-Pad-%d: %s" % (i, b"y" * 100) for i in range(MAX_HEAD_BYTES // 100))
+    for head, finish in ((many, True), (b"X-Long: " + b"y" * MAX_HEAD_BYTES, True),
+                         (b"X-Endless: " + b"y" * (4 * MAX_HEAD_BYTES), False)):
+        reply = ask(head, finish)
+        assert reply == b"closed" or reply.startswith(b"HTTP/1.1 400 "), reply[:80]
+        assert b'"ok":true' not in reply
+    under = b"X-Pad: " + b"y" * (MAX_HEAD_BYTES - 200) + b"\r\nConnection: close"
+    assert b'"ok":true' in ask(under), "a head under the cap is served"
+
+
 def test_connections_beyond_the_cap_are_refused(make_host):
     tight = make_host(HostConfig(gate_delay_s=0.0, max_connections=8, header_timeout_s=60))
     idle = [_connect(tight.url) for _ in range(8)]
