@@ -11,7 +11,9 @@ One ``drums-gym serve`` process (gate delay 0); every figure in one run:
 4. PSS per idle desktop (``/proc/<pid>/smaps_rollup`` of their workers; target <= 40 MB);
 5. ``fork_vector(n)`` step against its floor for n = 8, 16, 32, 64 at latency_ms=100:
    floor = max(one env's step, n x c / cores), c = client + host CPU per child step at
-   n = 8 (target <= 1.2x).
+   n = 8 (target <= 1.2x);
+6. the host's HTTP front: its CPU per request (``/healthz``, an action, a raw screenshot
+   delta), one request at a time: the work of the one process every request goes through.
 
 Run: ``python benchmarks/workers.py`` (``--quick``: fewer repeats, n up to 16).
 """
@@ -23,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -172,6 +175,52 @@ def bench_create_branch(url: str, host: int, repeats: int) -> None:
         http.delete(f"/v1/slots/{parent}")
 
 
+def bench_requests(count: int) -> None:
+    print(f"\n6. the HTTP front's CPU per request, one at a time ({load()})", flush=True)
+    with serve("--gate-delay", "0") as url, httpx.Client(base_url=url, timeout=60) as http:
+        front = serve_pid(url)
+        sid = http.post("/v1/slots", json={"task": TASK}).json()["id"]
+        http.get(f"/v1/slots/{sid}/episode", params={"wait": "true"})
+        shot = f"/v1/slots/{sid}/screenshot"
+        token = http.get(shot, params={"format": "raw"}).headers["x-frame-token"]
+
+        def act(i: int) -> None:
+            code = f"pyautogui.moveTo({100 + i % 50}, 200)"
+            assert http.post(f"/v1/slots/{sid}/actions", json={"code": code}).is_success
+
+        def delta(i: int) -> None:
+            nonlocal token
+            r = http.get(shot, params={"format": "raw", "since": token})
+            assert r.is_success and "x-delta-boxes" in r.headers, r.headers
+            token = r.headers["x-frame-token"]
+
+        def per_request(fn: Callable[[int], object], before_each: Callable[[int], object]
+                        ) -> dict[str, float]:
+            """CPU ms per ``fn`` of the front and of the desktops (``before_each``'s
+            included: measured alone and taken off by the caller)."""
+            for i in range(20):
+                before_each(i)
+                fn(i)
+            before = _split(front)
+            for i in range(count):
+                before_each(i)
+                fn(i)
+            after = _split(front)
+            return {k: 1000 * (after[k] - before[k]) / count for k in after}
+
+        def nothing(i: int) -> None:
+            pass
+
+        acted = per_request(act, nothing)
+        both = per_request(delta, act)  # an action before each, for the delta to show
+        shown = {k: both[k] - acted[k] for k in both}
+        for name, used in (("GET /healthz", per_request(lambda i: http.get("/healthz"), nothing)),
+                           ("POST an action", acted), ("GET a raw screenshot delta", shown)):
+            record("requests", f"front CPU per {name}", used["front"], "ms",
+                   f"desktops {used['desktops']:.2f} ms")
+        http.delete(f"/v1/slots/{sid}")
+
+
 def bench_floor(repeats: int, sizes: tuple[int, ...]) -> None:
     print(f"\n5. fork_vector(n) step against its floor, latency_ms=100 ({load()})", flush=True)
     cores = len(os.sched_getaffinity(0))
@@ -223,7 +272,7 @@ class HostTree(list):  # type: ignore[type-arg]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, n up to 16")
-    parser.add_argument("--only", choices=["cores", "create", "floor"])
+    parser.add_argument("--only", choices=["cores", "create", "floor", "requests"])
     args = parser.parse_args(argv)
     repeats = 8 if args.quick else 15
     if args.only in (None, "cores"):
@@ -233,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_create_branch(url, serve_pid(url), repeats)
     if args.only in (None, "floor"):
         bench_floor(3 if args.quick else 8, (8, 16) if args.quick else (8, 16, 32, 64))
+    if args.only in (None, "requests"):
+        bench_requests(200 if args.quick else 1000)
     return 0
 
 
