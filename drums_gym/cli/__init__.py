@@ -10,15 +10,16 @@ from typing import Any
 
 from .._loop import PolicyWarning
 from .._version import __version__
+from ..local import SERVER_STACK
 from . import doctor, evaluate, report, rollout, serve, tasks
 
 __all__ = ["main"]
 
 #: subcommand modules; each has ``add_parser(subparsers)`` and ``run(args) -> int``
 COMMANDS = [serve, tasks, rollout, evaluate, report, doctor]
-#: the modules of the ``[local]`` extra (pyproject.toml) and what they bring: one missing
-#: is said in one line, with the install command, not as a traceback
-LOCAL_EXTRA = ("fastapi", "uvicorn", "re2", "starlette", "pydantic")
+#: the modules of the ``[local]`` extra: one missing is said in one line, with the install
+#: command, not as a traceback
+LOCAL_EXTRA = SERVER_STACK
 
 
 def missing_extra(command: str, module: str) -> str:

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from .host import Host, HostConfig
     from .server import LocalHost
 
-__all__ = ["FaultSpec", "Host", "HostConfig", "LocalHost"]
+__all__ = ["SERVER_STACK", "FaultSpec", "Host", "HostConfig", "LocalHost"]
+
+#: the modules of the ``[local]`` extra (pyproject.toml) a host needs (uvloop, also in it,
+#: is used where it is installed): one missing is said in one line with the install command
+SERVER_STACK = ("fastapi", "uvicorn", "httptools", "starlette", "pydantic", "re2")
 
 _LAZY = {
     "FaultSpec": "faults",

@@ -42,6 +42,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from . import SERVER_STACK
 from .child import ENV_PARENT, PORT_LINE
 
 __all__ = [
@@ -269,7 +270,7 @@ def ensure_embedded_host() -> str:
                             "new one. Its stderr:\n%s", host, host.stderr_tail())
             host = None
         if host is None:
-            for module in ("fastapi", "uvicorn"):
+            for module in SERVER_STACK:
                 if importlib.util.find_spec(module) is None:
                     raise ModuleNotFoundError(
                         "no DRUMS_URL is set, and the embedded local Drums host needs its "
