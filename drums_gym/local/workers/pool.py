@@ -152,6 +152,7 @@ class Worker:
         self.ended_at: float | None = None  # when `end` asked it to exit
         self._calling = threading.Lock()  # held while a request is out (the socket's user)
         self._pidfd: int | None = None
+        self._pidfd_lock = threading.Lock()  # `close` closes it while `exited` may wait on it
         with contextlib.suppress(OSError, AttributeError):
             self._pidfd = os.pidfd_open(pid)
 
@@ -206,10 +207,11 @@ class Worker:
 
     def _signal(self, sig: int) -> None:
         try:
-            if self._pidfd is not None:
-                signal.pidfd_send_signal(self._pidfd, sig)
-            else:
-                os.kill(self.pid, sig)
+            with self._pidfd_lock:  # not a number `close` freed (another worker's, reused)
+                if self._pidfd is not None:
+                    signal.pidfd_send_signal(self._pidfd, sig)
+                    return
+            os.kill(self.pid, sig)
         except (ProcessLookupError, OSError):
             pass
 
@@ -238,9 +240,14 @@ class Worker:
     def exited(self, wait_s: float = 0.0) -> bool:
         """Whether the worker process is gone, waiting up to ``wait_s`` (no pidfd: assumed
         so)."""
-        if self._pidfd is None:
-            return True
-        ready, _, _ = select.select([self._pidfd], [], [], wait_s)
+        with self._pidfd_lock:  # a copy of our own to wait on: `close` may close the pidfd
+            if self._pidfd is None:  # meanwhile (the reaper's sweep while a delete waits)
+                return True
+            pidfd = os.dup(self._pidfd)
+        try:
+            ready, _, _ = select.select([pidfd], [], [], wait_s)
+        finally:
+            os.close(pidfd)
         return bool(ready)
 
     def close(self, wait_s: float = 1.0) -> bool:
@@ -252,8 +259,9 @@ class Worker:
         try:
             if self._pidfd is not None:
                 select.select([self._pidfd], [], [], wait_s)  # readable once it is gone
-                os.close(self._pidfd)
-                self._pidfd = None
+                with self._pidfd_lock:
+                    os.close(self._pidfd)
+                    self._pidfd = None
             self.sock.close()
         finally:
             self._calling.release()
