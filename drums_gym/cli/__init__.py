@@ -17,9 +17,6 @@ __all__ = ["main"]
 
 #: subcommand modules; each has ``add_parser(subparsers)`` and ``run(args) -> int``
 COMMANDS = [serve, tasks, rollout, evaluate, report, doctor]
-#: the modules of the ``[local]`` extra: one missing is said in one line, with the install
-#: command, not as a traceback
-LOCAL_EXTRA = SERVER_STACK
 
 
 def missing_extra(command: str, module: str) -> str:
@@ -75,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.run(args) or 0)
         except ModuleNotFoundError as exc:
             module = (exc.name or "").partition(".")[0]
-            if module not in LOCAL_EXTRA:
+            if module not in SERVER_STACK:  # said in one line, not as a traceback
                 raise
             print(f"drums-gym {args.command}: error: {missing_extra(args.command, module)}",
                   file=sys.stderr)
