@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from ._h1 import H1Transport, use_for
 from ._ops import Op, Parallel, Runner, expand, response, single
 from ._request import Call, Policy, Send, Sleep, default_timeout, user_agent
 from .errors import DrumsError
@@ -83,6 +84,10 @@ class Transport(Policy):
             return httpx.Client(timeout=default_timeout(self.timeout), transport=transport,
                                 **options)
 
+        if transport is None and use_for(str(options["base_url"])):
+            # plain HTTP (a local host): httptools' parser, one connection per thread in
+            # flight and no pool lock, so one client serves every thread
+            transport = H1Transport(max_idle=options["limits"].max_keepalive_connections)
         # a transport of the caller's (a mock, a proxy) is one object: one client over it
         return Pools(make, POOLS if transport is None else 1)
 

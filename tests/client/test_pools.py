@@ -1,14 +1,24 @@
 """The sync transport's connection pools (`drums_gym.client._http.Pools`), over loopback:
 one thread (an env) keeps one connection; many threads (a vector env's children) are
 dealt the pools in turn, so they do not queue on one pool's lock, and open no more
-connections than there are requests in flight."""
+connections than there are requests in flight. The pools are httpx's default transport's
+(https, a remote host): to a plain-HTTP host the client uses `drums_gym.client._h1`, with
+no pool lock, unless ``DRUMS_CLIENT_HTTP=httpx``."""
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
 
+import pytest
+
+from drums_gym.client._h1 import ENV_CHOICE
 from drums_gym.client._http import POOLS, Transport
+
+
+@pytest.fixture(autouse=True)
+def httpx_default_transport(monkeypatch):
+    monkeypatch.setenv(ENV_CHOICE, "httpx")
 
 
 def local_port(response) -> int:

@@ -1,0 +1,309 @@
+"""An httpx transport for plain HTTP/1.1 (``http://``), its replies parsed by httptools.
+
+The sync client's requests to a local host (``drums-gym serve``, the embedded host) go
+through it when httptools is installed (the ``[local]`` extra installs it, for the host's
+own parser). httpx's default transport (httpcore over h11, both pure Python) spent more
+of the client's interpreter time than anything else in a vector step: about 0.3 ms of CPU
+per request against 0.05 ms here, two requests per child step, every child's under one
+lock. It is a plain `httpx.BaseTransport`, so `httpx.Client` does the rest (headers,
+timeouts, errors) as before, and it raises httpx's own errors, so retries are unchanged.
+
+What it does: a few idle keep-alive connections reused newest first (one per thread in
+flight at most), a connection dropped when the server closed it while idle, when the reply
+says ``Connection: close``, or after ``keepalive_expiry`` idle; the request's connect,
+write and read timeouts; whole replies (the client streams none). No TLS, no proxy, no
+HTTP/2: `use_for` says when it applies.
+
+>>> import httpx
+>>> with httpx.Client(transport=H1Transport()) as http:
+...     http.get("http://127.0.0.1:9/").status_code  # nothing listens on port 9
+Traceback (most recent call last):
+    ...
+httpx.ConnectError: [Errno 111] Connection refused
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.request
+from typing import Any
+
+import httpx
+
+__all__ = ["H1Transport", "available", "use_for"]
+
+#: ``DRUMS_CLIENT_HTTP=httpx``: always httpx's default transport (httpcore)
+ENV_CHOICE = "DRUMS_CLIENT_HTTP"
+_CHOICES = ("auto", "httpx")
+_RECV_BYTES = 1 << 18
+
+
+def available() -> bool:
+    """True when httptools is importable."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def use_for(base_url: str) -> bool:
+    """Whether the sync client talks to ``base_url`` through `H1Transport`: a plain
+    ``http://`` URL, httptools installed, ``DRUMS_CLIENT_HTTP`` not ``httpx``, and no
+    HTTP proxy in the environment for it (a loopback host never goes through one)."""
+    choice = os.environ.get(ENV_CHOICE, "auto").strip().lower() or "auto"
+    if choice not in _CHOICES:
+        raise ValueError(f"{ENV_CHOICE} must be one of {', '.join(_CHOICES)}, got {choice!r}")
+    url = httpx.URL(base_url)
+    if choice == "httpx" or url.scheme != "http" or not available():
+        return False
+    if _loopback(url.host):
+        return True
+    proxies = urllib.request.getproxies()
+    return not (proxies.get("http") or proxies.get("all"))
+
+
+class _Reply:
+    """httptools' callbacks for one reply."""
+
+    __slots__ = ("body", "complete", "headers", "headers_done", "keep_alive", "parser",
+                 "reason")
+
+    def __init__(self) -> None:
+        self.parser: Any = None
+        self.keep_alive = False
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.body: list[bytes] = []
+        self.headers_done = False
+        self.complete = False
+        self.reason = b""
+
+    def on_status(self, status: bytes) -> None:
+        self.reason += status
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        self.headers_done = True
+        # asked now: once the reply is complete, httptools answers False
+        self.keep_alive = bool(self.parser.should_keep_alive())
+
+    def on_body(self, body: bytes) -> None:
+        self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        self.complete = True
+
+    def delimited(self) -> bool:
+        """True when the reply says where its body ends (a length or chunks)."""
+        names = {name.lower() for name, _ in self.headers}
+        return b"content-length" in names or b"transfer-encoding" in names
+
+
+class _Stream:
+    """What ``response.extensions["network_stream"]`` offers (as httpcore's does)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def get_extra_info(self, info: str) -> Any:
+        with contextlib.suppress(OSError):
+            if info == "client_addr":
+                return self._sock.getsockname()
+            if info == "server_addr":
+                return self._sock.getpeername()
+            if info == "socket":
+                return self._sock
+        return None
+
+
+#: the kernel's own timeouts on a blocking socket: no poll() before each send and recv, as
+#: Python's ``settimeout`` makes (POSIX; Windows takes ``settimeout``)
+_KERNEL_TIMEOUTS = sys.platform != "win32"
+_TIMED_OUT = (TimeoutError, BlockingIOError)
+
+
+class _Connection:
+    __slots__ = ("idle_since", "origin", "sock", "timeouts")
+
+    def __init__(self, sock: socket.socket, origin: tuple[str, int]) -> None:
+        self.sock = sock
+        self.origin = origin
+        self.idle_since = time.monotonic()
+        self.timeouts: dict[int, float | None] = {}
+
+    def timeout(self, option: int, seconds: float | None) -> None:
+        """The send (``SO_SNDTIMEO``) or receive (``SO_RCVTIMEO``) timeout; None: none."""
+        if self.timeouts.get(option, -1.0) == seconds:
+            return
+        if not _KERNEL_TIMEOUTS:
+            self.sock.settimeout(seconds)
+        else:
+            whole = 0.0 if seconds is None else max(seconds, 1e-3)  # 0 is no timeout
+            usec = round((whole - int(whole)) * 1e6)
+            self.sock.setsockopt(socket.SOL_SOCKET, option, struct.pack("ll", int(whole), usec))
+        self.timeouts[option] = seconds
+
+    def usable(self, expiry: float) -> bool:
+        """Idle, not expired, and not closed (or written to) by the server meanwhile."""
+        if time.monotonic() - self.idle_since > expiry:
+            return False
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+def _timeouts(request: httpx.Request) -> tuple[float | None, float | None, float | None]:
+    timeout: dict[str, float | None] = request.extensions.get("timeout", {})
+    return timeout.get("connect"), timeout.get("write"), timeout.get("read")
+
+
+class H1Transport(httpx.BaseTransport):
+    """Plain HTTP/1.1 with keep-alive: at most ``max_idle`` idle connections kept (the
+    newest reused first), each dropped after ``keepalive_expiry`` seconds idle."""
+
+    def __init__(self, max_idle: int = 64, keepalive_expiry: float = 30.0) -> None:
+        self._max_idle = max_idle
+        self._expiry = keepalive_expiry
+        self._idle: list[_Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        import httptools
+
+        if request.url.scheme != "http":
+            raise httpx.UnsupportedProtocol(
+                f"this transport speaks plain http://, not {request.url.scheme}://",
+                request=request)
+        connect_s, write_s, read_s = _timeouts(request)
+        conn = self._connection(request, connect_s)
+        try:
+            self._send(conn, request, write_s)
+            reply = _Reply()
+            parser = reply.parser = httptools.HttpResponseParser(reply)
+            head_only = request.method == "HEAD"
+            conn.timeout(socket.SO_RCVTIMEO, read_s)
+            while not (reply.complete or (head_only and reply.headers_done)):
+                data = self._recv(conn, request)
+                if not data:
+                    if reply.headers_done and not reply.delimited():
+                        break  # a body that ends with the connection
+                    raise httpx.RemoteProtocolError(
+                        "Server disconnected without sending a response."
+                        if not reply.headers_done else "the server closed the connection "
+                        "before the end of the reply", request=request)
+                try:
+                    parser.feed_data(data)
+                except httptools.HttpParserUpgrade:  # pragma: no cover - never asked for
+                    raise httpx.RemoteProtocolError("an unexpected upgrade",
+                                                    request=request) from None
+                except httptools.HttpParserError as exc:
+                    raise httpx.RemoteProtocolError(f"a malformed reply: {exc}",
+                                                    request=request) from None
+            keep = reply.complete and not head_only and reply.keep_alive
+        except BaseException:
+            conn.close()
+            raise
+        self._release(conn, keep)
+        return httpx.Response(
+            parser.get_status_code(),
+            headers=reply.headers,
+            stream=httpx.ByteStream(b"".join(reply.body)),
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reply.reason.strip(),
+                        "network_stream": _Stream(conn.sock)},
+        )
+
+    def _connection(self, request: httpx.Request, connect_s: float | None) -> _Connection:
+        url = request.url
+        origin = (url.host, url.port or 80)
+        with self._lock:
+            stale = []
+            conn = None
+            while self._idle:
+                candidate = self._idle.pop()
+                if candidate.origin == origin and candidate.usable(self._expiry):
+                    conn = candidate
+                    break
+                stale.append(candidate)
+        for old in stale:
+            old.close()
+        if conn is not None:
+            return conn
+        try:
+            sock = socket.create_connection(origin, timeout=connect_s)
+        except TimeoutError as exc:
+            raise httpx.ConnectTimeout(str(exc) or "timed out", request=request) from exc
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc), request=request) from exc
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if _KERNEL_TIMEOUTS:
+            sock.settimeout(None)  # blocking: the kernel times sends and receives
+        return _Connection(sock, origin)
+
+    @staticmethod
+    def _send(conn: _Connection, request: httpx.Request, write_s: float | None) -> None:
+        url = request.url
+        lines = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
+        for name, value in request.headers.raw:
+            lines += [name, b": ", value, b"\r\n"]
+        lines.append(b"\r\n")
+        body = request.read()
+        conn.timeout(socket.SO_SNDTIMEO, write_s)
+        try:
+            conn.sock.sendall(b"".join(lines) + body if len(body) < 65536 else b"".join(lines))
+            if len(body) >= 65536:
+                conn.sock.sendall(body)
+        except _TIMED_OUT as exc:
+            raise httpx.WriteTimeout(str(exc) or "timed out", request=request) from exc
+        except OSError as exc:
+            raise httpx.WriteError(str(exc), request=request) from exc
+
+    @staticmethod
+    def _recv(conn: _Connection, request: httpx.Request) -> bytes:
+        try:
+            return conn.sock.recv(_RECV_BYTES)
+        except _TIMED_OUT as exc:
+            raise httpx.ReadTimeout(str(exc) or "timed out", request=request) from exc
+        except OSError as exc:
+            raise httpx.ReadError(str(exc), request=request) from exc
+
+    def _release(self, conn: _Connection, keep: bool) -> None:
+        if keep:
+            conn.idle_since = time.monotonic()
+            with self._lock:
+                if not self._closed and len(self._idle) < self._max_idle:
+                    self._idle.append(conn)
+                    return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
