@@ -19,14 +19,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import protocol as P
 from .._version import __version__
-from .bodies import body_models
-from .errors import HostError, json_bytes
+from .bodies import ActionBody, body_models
+from .errors import HostError
 from .fairness import WorkspaceThreads
 from .guards import BodyLimit, HostBugs
 from .host import Host
 from .leases import Reaper
 from .routes import routers
-from .routes.common import ReplyLatency
+from .routes.common import ReplyLatency, SafeJSONResponse
+from .routes.common import error_response as _error
+from .routes.hot import HotRoutes
 from .view import mount_view
 
 __all__ = ["create_app"]
@@ -46,26 +48,16 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-class SafeJSONResponse(JSONResponse):
-    """JSON whose text is always valid UTF-8 (lone surrogates escaped)."""
-
-    def render(self, content: Any) -> bytes:
-        return json_bytes(content)
-
-
-def _error(exc: HostError) -> JSONResponse:
-    """The one place an error reply is built."""
-    return SafeJSONResponse(exc.body(), status_code=exc.status, headers=exc.headers or None)
-
-
 def _invalid(field: str, message: str) -> JSONResponse:
     """422 invalid_request naming the ``field``."""
     details = P.ErrorDetails(field=field)
     return _error(HostError(422, P.CODE_INVALID_REQUEST, message, details))
 
 
-def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
-    """The FastAPI app serving ``host``. With ``tokens``, requests need one of them."""
+def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = True) -> FastAPI:
+    """The FastAPI app serving ``host``. With ``tokens``, requests need one of them.
+    ``hot_routes=False`` serves actions and screenshots through FastAPI's routes too, as
+    everything else (:mod:`.routes.hot`; the tests compare both)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -89,7 +81,10 @@ def create_app(host: Host, tokens: Iterable[str] = ()) -> FastAPI:
     app.state.shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
     # work that waits on a desktop runs on a thread of its workspace's share
     app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
-    if host.faults.spec.latency_ms > 0:  # innermost: delays only what a route answers
+    # innermost: an action and a screenshot without FastAPI's per-request work
+    if hot_routes:
+        app.add_middleware(HotRoutes, action_body=ActionBody, error=_error)
+    if host.faults.spec.latency_ms > 0:  # inside: delays only what a route answers
         app.add_middleware(ReplyLatency)  # (and only where there is latency to inject)
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole
     app.add_middleware(

@@ -10,20 +10,34 @@ is still travelling.
 import asyncio
 import hmac
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
+from fastapi.responses import JSONResponse
 
 from ... import protocol as P
-from ..errors import HostError, overloaded
+from ..errors import HostError, json_bytes, overloaded
 from ..fairness import WorkspaceThreads
 from ..guards import HttpMiddleware, Message, Receive, Scope, Send
 from ..host import Host, workspace_of
 
-__all__ = ["HostDep", "ReplyLatency", "Threads", "Workspace", "until_settled"]
+__all__ = ["HostDep", "ReplyLatency", "SafeJSONResponse", "Threads", "Workspace", "admit",
+           "error_response", "until_settled"]
 
 #: ``request.state`` attribute: seconds the reply waits before it starts (the way out)
 REPLY_DELAY = "drums_reply_delay_s"
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON whose text is always valid UTF-8 (lone surrogates escaped)."""
+
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def error_response(exc: HostError) -> JSONResponse:
+    """The one place an error reply is built."""
+    return SafeJSONResponse(exc.body(), status_code=exc.status, headers=exc.headers or None)
 
 
 # The dependencies are ``async def`` though they never await: FastAPI runs a plain ``def``
@@ -39,12 +53,15 @@ async def _threads(request: Request) -> WorkspaceThreads:
     return threads
 
 
-async def _workspace(
-    request: Request, authorization: Annotated[str | None, Header()] = None
-) -> str:
-    """Auth, injected latency and load shedding: the start of every v1 request."""
-    host: Host = request.app.state.host
-    allowed: tuple[bytes, ...] = request.app.state.tokens
+async def admit(state: Any, request_state: dict[str, Any], authorization: bytes | str | None
+                ) -> str:
+    """Auth, injected latency and load shedding, the start of every v1 request: the
+    caller's workspace. ``state`` is the app's, ``request_state`` the request's
+    (``scope["state"]``: where the reply's half of the latency is left for ReplyLatency)."""
+    host: Host = state.host
+    allowed: tuple[bytes, ...] = state.tokens
+    if isinstance(authorization, bytes):
+        authorization = authorization.decode("latin-1")
     token = None
     if authorization:
         scheme, _, value = authorization.partition(" ")
@@ -58,12 +75,18 @@ async def _workspace(
     if spec.latency_ms > 0:
         half = spec.latency_ms / 2000.0
         await asyncio.sleep(half)  # the way in; ReplyLatency sleeps the way out
-        setattr(request.state, REPLY_DELAY, half)
+        request_state[REPLY_DELAY] = half
     if host.faults.roll("overload", spec.overload):
         raise overloaded(
             "the host is shedding load (injected fault)", spec.retry_after_ms / 1000.0
         )
     return workspace_of(token)
+
+
+async def _workspace(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> str:
+    return await admit(request.app.state, request.scope.setdefault("state", {}), authorization)
 
 
 class ReplyLatency(HttpMiddleware):

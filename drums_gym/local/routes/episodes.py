@@ -3,12 +3,23 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
 from ... import protocol as P
 from ..bodies import ActionBody, ResetBody, VerifyBody
-from .common import HostDep, Threads, Workspace, until_settled
+from ..fairness import WorkspaceThreads
+from ..host import Host
+from .common import HostDep, SafeJSONResponse, Threads, Workspace, until_settled
 
-__all__ = ["router"]
+__all__ = ["router", "take_action"]
+
+
+async def take_action(
+    host: Host, ws: str, threads: WorkspaceThreads, slot_id: str, body: ActionBody
+) -> Response:
+    """What ``POST /v1/slots/{id}/actions`` answers (also on the hot path, `.hot`)."""
+    reply = await threads.run(ws, host.act, ws, slot_id, body.wire(P.ActionBody))
+    return SafeJSONResponse(P.encode(reply))
 
 
 def router() -> APIRouter:
@@ -30,7 +41,7 @@ def router() -> APIRouter:
     async def post_action(
         slot_id: str, body: ActionBody, host: HostDep, ws: Workspace, threads: Threads
     ) -> P.ActionReply:
-        return await threads.run(ws, host.act, ws, slot_id, body.wire(P.ActionBody))
+        return await take_action(host, ws, threads, slot_id, body)  # type: ignore[return-value]
 
     # an entry leaves out what it does not have (a refused action has `error`, no runner)
     @routes.get(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionLog,
