@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["H1Transport", "available", "use_for"]
+__all__ = ["H1Client", "H1Transport", "available", "use_for"]
 
 #: ``DRUMS_CLIENT_HTTP=httpx``: always httpx's default transport (httpcore)
 ENV_CHOICE = "DRUMS_CLIENT_HTTP"
@@ -307,3 +307,57 @@ class H1Transport(httpx.BaseTransport):
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+class H1Client:
+    """The part of `httpx.Client` the sync transport uses (``request``, ``close``,
+    ``is_closed``), over one `H1Transport`: a base URL and default headers merged in,
+    the default timeout, httpx's own `Request` and `Response`. ``httpx.Client.request``
+    costs about 0.25 ms of CPU per request before the transport's own work (merging the
+    URL three times over, cookie bookkeeping for a protocol that sets none, redirect and
+    auth machinery the client does not use).
+
+    >>> http = H1Client("http://127.0.0.1:9", {"user-agent": "x"}, httpx.Timeout(1.0))
+    >>> http.is_closed, http.close(), http.is_closed
+    (False, None, True)
+    """
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: httpx.Timeout,
+                 transport: H1Transport | None = None) -> None:
+        base = str(httpx.URL(base_url))
+        self._base = base if base.endswith("/") else base + "/"
+        self._headers = dict(headers)
+        self._timeout = timeout
+        self._transport = transport or H1Transport()
+        self.is_closed = False
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        json: Any = None,
+        params: Any = None,
+        headers: dict[str, str] | None = None,
+        timeout: httpx.Timeout | None = None,
+    ) -> httpx.Response:
+        if self.is_closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        full = self._base + url.lstrip("/")
+        if params:
+            query = str(httpx.QueryParams(params))
+            if query:
+                full += ("&" if "?" in full else "?") + query
+        merged = self._headers
+        if headers:
+            merged = {**merged, **{k: v for k, v in headers.items() if v is not None}}
+        request = httpx.Request(method, full, headers=merged, json=json,
+                                extensions={"timeout": (timeout or self._timeout).as_dict()})
+        response = self._transport.handle_request(request)
+        response.request = request
+        response.read()
+        return response
+
+    def close(self) -> None:
+        self.is_closed = True
+        self._transport.close()

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ._h1 import H1Transport, use_for
+from ._h1 import H1Client, H1Transport, use_for
 from ._ops import Op, Parallel, Runner, expand, response, single
 from ._request import Call, Policy, Send, Sleep, default_timeout, user_agent
 from .errors import DrumsError
@@ -45,13 +45,13 @@ class Pools:
     (False, None, True)
     """
 
-    def __init__(self, make: Callable[[], httpx.Client], count: int) -> None:
+    def __init__(self, make: Callable[[], httpx.Client | H1Client], count: int) -> None:
         self._clients = [make() for _ in range(count)]
         self._next = itertools.count()
         self._mine = threading.local()
 
-    def _client(self) -> httpx.Client:
-        client: httpx.Client | None = getattr(self._mine, "client", None)
+    def _client(self) -> httpx.Client | H1Client:
+        client: httpx.Client | H1Client | None = getattr(self._mine, "client", None)
         if client is None:
             client = self._clients[next(self._next) % len(self._clients)]
             self._mine.client = client
@@ -87,7 +87,10 @@ class Transport(Policy):
         if transport is None and use_for(str(options["base_url"])):
             # plain HTTP (a local host): httptools' parser, one connection per thread in
             # flight and no pool lock, so one client serves every thread
-            transport = H1Transport(max_idle=options["limits"].max_keepalive_connections)
+            h1 = H1Transport(max_idle=options["limits"].max_keepalive_connections)
+            lean = H1Client(str(options["base_url"]), options["headers"],
+                            default_timeout(self.timeout), h1)
+            return Pools(lambda: lean, 1)
         # a transport of the caller's (a mock, a proxy) is one object: one client over it
         return Pools(make, POOLS if transport is None else 1)
 
