@@ -9,6 +9,8 @@ the JSON of :mod:`drums_gym.local.errors`; a 5xx is a host bug, logged with its 
 
 
 import contextlib
+import inspect
+import os
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -54,6 +56,18 @@ def _invalid(field: str, message: str) -> JSONResponse:
     return _error(HostError(422, P.CODE_INVALID_REQUEST, message, details))
 
 
+def _telemetry() -> dict[str, Any]:
+    """FastAPI's native OpenTelemetry off (where this FastAPI has it), unless asked for
+    with ``FASTAPI_OTEL_AUTO_CONFIGURE=true``: it is on by default and, with nothing
+    configured, asked OpenTelemetry for its providers on every request (a twentieth of
+    the front's CPU). Nothing the user's program configures reaches the host's process."""
+    if "telemetry" not in inspect.signature(FastAPI).parameters:
+        return {}
+    if os.environ.get("FASTAPI_OTEL_AUTO_CONFIGURE", "").strip().lower() == "true":
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+
+
 def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = True) -> FastAPI:
     """The FastAPI app serving ``host``. With ``tokens``, requests need one of them.
     ``hot_routes=False`` serves actions and screenshots through FastAPI's routes too, as
@@ -75,6 +89,7 @@ def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = Tru
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
         default_response_class=SafeJSONResponse,
+        **_telemetry(),
     )
     app.state.host = host
     app.state.tokens = tuple(t.encode() for t in tokens)

@@ -136,3 +136,15 @@ def test_every_other_route_is_fastapis():
     assert not hot._ACTION.fullmatch(f"{P.SLOTS}/sl_1/actions/extra")
     assert hot._SCREENSHOT.fullmatch(f"{P.SLOTS}/sl_1/screenshot")
     assert not hot._SCREENSHOT.fullmatch(f"{P.SLOTS}/sl_1/accessibility")
+
+
+def test_fastapis_telemetry_is_off_unless_asked_for(make_host, monkeypatch):
+    """With nothing configured, FastAPI's native OpenTelemetry asked for its providers on
+    every request; the host turns it off, and ``FASTAPI_OTEL_AUTO_CONFIGURE=true`` (the
+    one way a user configures it for a host in its own process) leaves it on."""
+    server = make_host()
+    if not hasattr(server.app, "_native_telemetry"):
+        pytest.skip("this FastAPI has no native telemetry")
+    assert not server.app._native_telemetry.config["tracing"]
+    monkeypatch.setenv("FASTAPI_OTEL_AUTO_CONFIGURE", "true")
+    assert create_app(server.model)._native_telemetry.config["tracing"]
