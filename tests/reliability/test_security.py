@@ -31,6 +31,7 @@ from reliability import wait_until
 import drums_gym.cli
 from drums_gym.cli import build_parser
 from drums_gym.client import DrumsError, connect
+from drums_gym.client._h1 import ENV_CHOICE
 from drums_gym.envs import DrumsDesktopEnv
 from drums_gym.local.host import HostConfig
 from drums_gym.local.sandbox.bwrap import bwrap_path
@@ -231,7 +232,12 @@ def _no_token(token: str, text: str, where: str) -> None:
     assert token not in text, f"the token shows in {where}"
 
 
-def test_token_never_shows_in_reprs_logs_errors_or_recordings(make_host, tmp_path, caplog):
+# both of the sync client's HTTP paths: its own for plain HTTP, httpx's Client (which logs
+# each request at INFO) for the rest (docs/client.md)
+@pytest.mark.parametrize("http_path", ["auto", "httpx"])
+def test_token_never_shows_in_reprs_logs_errors_or_recordings(make_host, tmp_path, caplog,
+                                                              monkeypatch, http_path):
+    monkeypatch.setenv(ENV_CHOICE, http_path)
     token = "tok-SECRET-" + secrets.token_hex(12)
     server = make_host(HostConfig(gate_delay_s=0.0), tokens=[token],
                        faults="overload=0.3,retry_after_ms=1,gate_fail=0.3", seed=2)
@@ -288,7 +294,8 @@ def test_token_never_shows_in_reprs_logs_errors_or_recordings(make_host, tmp_pat
         if path.is_file():
             texts.append((str(path), path.read_bytes().decode("latin-1")))
     assert any(name.endswith("steps.jsonl") for name, _ in texts)
-    assert "retry" in caplog.text and "HTTP Request" in caplog.text, "the logs were captured"
+    assert "retry" in caplog.text, "the logs were captured"
+    assert ("HTTP Request" in caplog.text) == (http_path == "httpx"), "httpx's own log lines"
     for where, text in texts:
         _no_token(token, text, where)
         _no_token(token[4:], text, where)
