@@ -48,7 +48,11 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
 
 
 class _Elsewhere(Exception):
-    """Not on the hot path: FastAPI answers it."""
+    """Not on the hot path: FastAPI answers it (``receive`` replays what was read)."""
+
+    def __init__(self, receive: Receive | None = None) -> None:
+        super().__init__()
+        self.receive = receive
 
 
 async def _body(receive: Receive) -> tuple[bytes, list[Message]]:
@@ -94,7 +98,7 @@ class HotRoutes(HttpMiddleware):
                 await self._screenshot(scope, receive, send, match["slot"])
                 return
         except _Elsewhere as elsewhere:
-            receive = getattr(elsewhere, "receive", receive)
+            receive = elsewhere.receive or receive
         await self.app(scope, receive, send)
 
     async def _answer(self, scope: Scope, send: Send, work: Callable[[], Awaitable[Any]]
@@ -114,9 +118,7 @@ class HotRoutes(HttpMiddleware):
         try:
             parsed = self.action_body.model_validate_json(body)
         except ValidationError:
-            elsewhere = _Elsewhere()
-            elsewhere.receive = _replay(messages, receive)  # type: ignore[attr-defined]
-            raise elsewhere from None
+            raise _Elsewhere(_replay(messages, receive)) from None
         state = scope["app"].state
 
         async def work() -> Any:
