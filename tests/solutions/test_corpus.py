@@ -105,7 +105,8 @@ def run_entry(env: Any, entry: dict[str, Any]) -> tuple[float, dict[str, Any], l
             assert "action_error" not in info, (action, info["action_error"])
         if terminated or truncated:
             break
-    assert sent[-1] in ("DONE", "FAIL") and terminated, (entry["name"], sent[-1])
+    assert sent[-1] in ("DONE", "FAIL") and terminated, (entry["name"], sent[-1], {
+        k: info.get(k) for k in ("valid", "invalid_reason", "cut", "truncation_reason")})
     return float(reward), info, sent
 
 
