@@ -43,7 +43,7 @@ class StandIn:
         self.requests: list[tuple[bytes, bytes, bytes]] = []
         self.accepted = 0
         self.closed_by_client = threading.Event()
-        self.hung_up = threading.Event()
+        self.hangups = threading.Semaphore(0)  # released once per connection it hung up
         self._sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         threading.Thread(target=self._accept, daemon=True).start()
@@ -74,7 +74,7 @@ class StandIn:
                 conn.sendall(data)
                 if close:
                     conn.shutdown(socket.SHUT_RDWR)
-                    self.hung_up.set()
+                    self.hangups.release()
                     return
 
     def close(self) -> None:
@@ -151,7 +151,7 @@ def test_connection_close_and_a_server_that_hung_up_while_idle(stand_in):
     with client(server.url) as http:
         assert http.get("/1").status_code == 200
         assert http.get("/2").status_code == 200
-        assert server.hung_up.wait(5)
+        assert server.hangups.acquire(timeout=5) and server.hangups.acquire(timeout=5)
         assert http.get("/3").status_code == 200  # not an error: a fresh connection
     assert server.accepted == 3
 

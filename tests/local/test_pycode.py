@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from dataclasses import replace
 
 import gymnasium as gym
@@ -195,16 +196,16 @@ def _parent(pid: str) -> str:
         return next(line.split()[1] for line in f if line.startswith("PPid:"))
 
 
-def _sandboxes() -> int:
+def _sandboxes() -> set[str]:
     """Interpreters (servers and the code they run) in this process's desktops' sandboxes:
-    processes of the system Python descended from this process.
+    the pids of the system Python's processes descended from this process.
 
     Cheap while a fork bomb runs, which the wait in the runaway-code test needs: each
     process is told by its executable (``/proc/<pid>/exe``; its ``cmdline`` waits on a
     forking process's memory map) and each ancestry is read once per call (a bomb is a
     chain of hundreds of processes). Reading ``cmdline`` and walking up from every process,
     one scan outlasted the bomb's 6 s budget under load."""
-    me, count = str(os.getpid()), 0
+    me, found = str(os.getpid()), set()
     ours = {me: True, "0": False, "1": False}
 
     def descends(pid: str) -> bool:
@@ -220,11 +221,23 @@ def _sandboxes() -> int:
         if not pid.isdigit():
             continue
         try:
-            if os.readlink(f"/proc/{pid}/exe") == _SYSTEM_PYTHON:
-                count += descends(pid)
+            if os.readlink(f"/proc/{pid}/exe") == _SYSTEM_PYTHON and descends(pid):
+                found.add(pid)
         except (OSError, StopIteration):
             continue
-    return count
+    return found
+
+
+def _cmdlines(pids: set[str]) -> list[str]:
+    out = []
+    for pid in sorted(pids):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                line = f.read().replace(b"\0", b" ").decode(errors="replace")
+            out.append(f"{pid}: {line[:120]}")
+        except OSError:
+            continue
+    return out
 
 
 _SYSTEM_PYTHON = os.path.realpath(PYTHON)
@@ -244,6 +257,11 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
     # a budget that a loaded machine (CI runs the set on 2 cores at load 10 and more) does
     # not use up before a growing list meets its memory limit or the bystander answers
     host = make_host(config=replace(SANDBOX, action_seconds=6.0))
+    # sandboxes of another host in this process (an earlier test's) are not this test's
+    before = _sandboxes()
+    if before:
+        warnings.warn(f"sandbox interpreters alive before the test: {_cmdlines(before)}",
+                      stacklevel=1)
     with connect(url=host.url) as client:
         victim, bystander = client.create("e0df059f"), client.create("e0df059f")
         try:
@@ -254,7 +272,7 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
             worker.start()
             if kind == "time":  # while the sandbox runs, the other desktop answers
                 began = time.monotonic()
-                while _sandboxes() == 0 and worker.is_alive():
+                while not (_sandboxes() - before) and worker.is_alive():
                     threading.Event().wait(0.01)
                 seen = time.monotonic()
                 assert bystander.observe("raw").array.shape == (1080, 1920, 3)
@@ -271,16 +289,17 @@ def test_runaway_code_is_cut_and_a_bystander_answers_meanwhile(make_host, code, 
         finally:
             victim.delete()
             bystander.delete()
-    _until_no_sandbox()  # nothing of the sandbox is left
+    _until_no_sandbox(before)  # nothing of the sandbox is left
 
 
-def _until_no_sandbox(timeout_s: float = 10.0) -> None:
+def _until_no_sandbox(before: set[str], timeout_s: float = 10.0) -> None:
     """The killed sandbox's namespace is torn down by the kernel after its bwrap is reaped:
-    wait for that (bounded), then nothing may be left."""
+    wait for that (bounded), then nothing may be left (but what was there ``before``)."""
     deadline = time.monotonic() + timeout_s
-    while _sandboxes() and time.monotonic() < deadline:
+    while (_sandboxes() - before) and time.monotonic() < deadline:
         threading.Event().wait(0.05)
-    assert _sandboxes() == 0
+    left = _sandboxes() - before
+    assert not left, _cmdlines(left)
 
 
 def test_without_the_sandbox_python_is_refused_and_plain_calls_still_run(make_host, sandbox_host):
