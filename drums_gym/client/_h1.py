@@ -25,7 +25,6 @@ httpx.ConnectError: [Errno 111] Connection refused
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import select
 import socket
@@ -37,6 +36,8 @@ import urllib.request
 from typing import Any
 
 import httpx
+
+from ._request import on_loopback
 
 __all__ = ["H1Client", "H1Transport", "available", "use_for"]
 
@@ -55,15 +56,6 @@ def available() -> bool:
     return True
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def use_for(base_url: str) -> bool:
     """Whether the sync client talks to ``base_url`` through `H1Transport`: a plain
     ``http://`` URL, httptools installed, ``DRUMS_CLIENT_HTTP`` not ``httpx``, and no
@@ -74,7 +66,7 @@ def use_for(base_url: str) -> bool:
     url = httpx.URL(base_url)
     if choice == "httpx" or url.scheme != "http" or not available():
         return False
-    if _loopback(url.host):
+    if on_loopback(base_url):
         return True
     proxies = urllib.request.getproxies()
     return not (proxies.get("http") or proxies.get("all"))
@@ -273,10 +265,13 @@ class H1Transport(httpx.BaseTransport):
             lines += [name, b": ", value, b"\r\n"]
         lines.append(b"\r\n")
         body = request.read()
+        head = b"".join(lines)
         conn.timeout(socket.SO_SNDTIMEO, write_s)
         try:
-            conn.sock.sendall(b"".join(lines) + body if len(body) < 65536 else b"".join(lines))
-            if len(body) >= 65536:
+            if len(body) < 65536:  # one write; a large body is not copied to join it
+                conn.sock.sendall(head + body)
+            else:
+                conn.sock.sendall(head)
                 conn.sock.sendall(body)
         except _TIMED_OUT as exc:
             raise httpx.WriteTimeout(str(exc) or "timed out", request=request) from exc

@@ -4,7 +4,6 @@ are `_ops` operations."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
 import os
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 import httpx
 
 from .. import protocol as W
-from ._request import Policy
+from ._request import Policy, on_loopback
 from ._session import CLOSE_TIMEOUT_S
 from .errors import DrumsError
 from .models import Screen, SlotInfo
@@ -246,11 +245,7 @@ class ClientBase(Generic[P, L]):
                 f"{len(states)} states{closed}>")
 
     def _on_loopback(self) -> bool:
-        host = httpx.URL(self._url).host
-        try:
-            return host == "localhost" or ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            return False
+        return on_loopback(self._url)
 
 
 def pick_format(on_loopback: bool, formats: tuple[str, ...]) -> str:

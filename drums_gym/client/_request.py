@@ -18,6 +18,7 @@ exponential with full jitter unless the host says how long to wait
 from __future__ import annotations
 
 import functools
+import ipaddress
 import logging
 import math
 import os
@@ -83,6 +84,15 @@ class Call:
     read_timeout: float | None = None
     deadline: float | None = None
     raw: bool = False
+
+
+def on_loopback(url: str) -> bool:
+    """True when ``url``'s host is ``localhost`` or a loopback address."""
+    host = httpx.URL(url).host
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def user_agent() -> str:

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import protocol as P
 from .._version import __version__
-from .bodies import ActionBody, body_models
+from .bodies import body_models
 from .errors import HostError
 from .fairness import WorkspaceThreads
 from .guards import BodyLimit, HostBugs
@@ -98,7 +98,7 @@ def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = Tru
     app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
     # innermost: an action and a screenshot without FastAPI's per-request work
     if hot_routes:
-        app.add_middleware(HotRoutes, action_body=ActionBody, error=_error)
+        app.add_middleware(HotRoutes)
     if host.faults.spec.latency_ms > 0:  # inside: delays only what a route answers
         app.add_middleware(ReplyLatency)  # (and only where there is latency to inject)
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole

@@ -40,8 +40,8 @@ def router() -> APIRouter:
     @routes.post(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionReply)
     async def post_action(
         slot_id: str, body: ActionBody, host: HostDep, ws: Workspace, threads: Threads
-    ) -> P.ActionReply:
-        return await take_action(host, ws, threads, slot_id, body)  # type: ignore[return-value]
+    ) -> Response:
+        return await take_action(host, ws, threads, slot_id, body)
 
     # an entry leaves out what it does not have (a refused action has `error`, no runner)
     @routes.get(P.slot_route(P.ACTIONS_SUFFIX), response_model=P.ActionLog,

@@ -23,9 +23,10 @@ from urllib.parse import parse_qsl
 from pydantic import ValidationError
 
 from ... import protocol as P
+from ..bodies import ActionBody
 from ..errors import HostError
-from ..guards import ASGIApp, HttpMiddleware, Message, Receive, Scope, Send
-from .common import admit
+from ..guards import HttpMiddleware, Message, Receive, Scope, Send
+from .common import admit, error_response
 from .episodes import take_action
 from .screen import screenshot_response
 
@@ -82,12 +83,6 @@ class HotRoutes(HttpMiddleware):
     """``POST /v1/slots/{id}/actions`` and ``GET /v1/slots/{id}/screenshot`` on their
     usual path; everything else to ``app`` (FastAPI)."""
 
-    def __init__(self, app: ASGIApp, action_body: type[Any],
-                 error: Callable[[HostError], Any]) -> None:
-        super().__init__(app)
-        self.action_body = action_body
-        self.error = error
-
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method, path = scope["method"], scope["path"]
         try:
@@ -95,40 +90,39 @@ class HotRoutes(HttpMiddleware):
                 await self._action(scope, receive, send, match["slot"])
                 return
             if method == "GET" and (match := _SCREENSHOT.fullmatch(path)):
-                await self._screenshot(scope, receive, send, match["slot"])
+                await self._screenshot(scope, send, match["slot"])
                 return
         except _Elsewhere as elsewhere:
             receive = elsewhere.receive or receive
         await self.app(scope, receive, send)
 
-    async def _answer(self, scope: Scope, send: Send, work: Callable[[], Awaitable[Any]]
-                      ) -> None:
+    @staticmethod
+    async def _answer(scope: Scope, send: Send, authorization: bytes | None,
+                      serve: Callable[[Any, str], Awaitable[Any]]) -> None:
+        """Admit the request (as every v1 route does), then ``serve(app_state, workspace)``;
+        a `HostError` of either is its error reply."""
+        state = scope["app"].state
         try:
-            response = await work()
+            ws = await admit(state, scope.setdefault("state", {}), authorization)
+            response = await serve(state, ws)
         except HostError as exc:
-            response = self.error(exc)
+            response = error_response(exc)
         await response(scope, None, send)
 
     async def _action(self, scope: Scope, receive: Receive, send: Send, slot_id: str) -> None:
         content_type = _header(scope, b"content-type")
         if content_type is None or content_type.split(b";")[0].strip() != b"application/json":
             raise _Elsewhere
-        authorization = _header(scope, b"authorization")
+        authorization = _header(scope, b"authorization")  # before the body is read
         body, messages = await _body(receive)
         try:
-            parsed = self.action_body.model_validate_json(body)
+            parsed = ActionBody.model_validate_json(body)
         except ValidationError:
             raise _Elsewhere(_replay(messages, receive)) from None
-        state = scope["app"].state
+        await self._answer(scope, send, authorization, lambda state, ws: take_action(
+            state.host, ws, state.threads, slot_id, parsed))
 
-        async def work() -> Any:
-            ws = await admit(state, scope.setdefault("state", {}), authorization)
-            return await take_action(state.host, ws, state.threads, slot_id, parsed)
-
-        await self._answer(scope, send, work)
-
-    async def _screenshot(self, scope: Scope, receive: Receive, send: Send,
-                          slot_id: str) -> None:
+    async def _screenshot(self, scope: Scope, send: Send, slot_id: str) -> None:
         query = dict(parse_qsl(scope["query_string"].decode("latin-1"),
                                keep_blank_values=True))
         fmt = query.get("format", P.FORMAT_PNG)
@@ -136,11 +130,5 @@ class HotRoutes(HttpMiddleware):
             raise _Elsewhere
         since = query.get("since")
         authorization = _header(scope, b"authorization")
-        state = scope["app"].state
-
-        async def work() -> Any:
-            ws = await admit(state, scope.setdefault("state", {}), authorization)
-            return await screenshot_response(state.host, ws, state.threads, slot_id, fmt,
-                                             since)
-
-        await self._answer(scope, send, work)
+        await self._answer(scope, send, authorization, lambda state, ws: screenshot_response(
+            state.host, ws, state.threads, slot_id, fmt, since))
