@@ -1,19 +1,20 @@
-"""Fairness per workspace: the server's threads that wait on desktops, shared per workspace.
+"""Fairness per workspace: the server's capacity to wait on desktops, shared per workspace.
 
-A request that waits on a desktop (an action, a screenshot, verify, create, fork...) holds a
-thread until its worker answers. Each workspace has its own :class:`anyio.CapacityLimiter`
-of ``workspace_threads`` such threads: one workspace keeping all its desktops busy queues
-its own requests (on the event loop, holding no thread) and never takes the threads
-another workspace's requests need; ``/healthz`` waits on no desktop at all. The CPU the
-desktops themselves use is shared per workspace by the OS (:mod:`.workers.confine`).
-"""
+A request that waits on a desktop (an action, a screenshot, verify, create, fork...) holds
+one of its workspace's ``workspace_threads`` shares (an :class:`anyio.CapacityLimiter`)
+until its worker answers: a thread of the server's, or, for the two requests of an env step
+(:meth:`WorkspaceThreads.run_now`), a place on the event loop, which awaits the worker's
+reply with no thread at all. One workspace keeping all its desktops busy queues its own
+requests (on the event loop, holding nothing) and never takes the shares another
+workspace's requests need; ``/healthz`` waits on no desktop at all. The CPU the desktops
+themselves use is shared per workspace by the OS (:mod:`.workers.confine`)."""
 
 from __future__ import annotations
 
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
@@ -45,6 +46,19 @@ class WorkspaceThreads:
             else:
                 self._limiters.move_to_end(workspace)
             return limiter
+
+    async def run_now(
+        self, workspace: str, now: Callable[[], Awaitable[T | None]],
+        fn: Callable[..., T], *args: Any,
+    ) -> T:
+        """``await now()`` holding one of ``workspace``'s shares (no thread: it waits on the
+        event loop); if it answers None (it cannot do without a thread), ``fn(*args)``
+        on a thread of the share."""
+        async with self.limiter(workspace):
+            done = await now()
+        if done is not None:
+            return done
+        return await self.run(workspace, fn, *args)
 
     async def run(self, workspace: str, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on a thread of ``workspace``'s share."""

@@ -319,11 +319,23 @@ class Host:
     def act(self, workspace: str, slot_id: str, body: P.ActionBody) -> P.ActionReply:
         return work.act(self, self.slot(workspace, slot_id), body.code)
 
+    async def act_now(self, workspace: str, slot_id: str, body: P.ActionBody
+                      ) -> P.ActionReply | None:
+        """:meth:`act` on the event loop when it needs no thread (`work.act_now`); None:
+        call :meth:`act` on a thread."""
+        return await work.act_now(self, self.slot(workspace, slot_id), body.code)
+
     def action_log(self, workspace: str, slot_id: str) -> P.ActionLog:
         return work.action_log(self, self.slot(workspace, slot_id))
 
     def screenshot(self, workspace: str, slot_id: str, fmt: str, since: str | None = None) -> Frame:
         return work.screenshot(self, self.slot(workspace, slot_id), fmt, since)
+
+    async def screenshot_now(self, workspace: str, slot_id: str, fmt: str,
+                             since: str | None = None) -> Frame | None:
+        """:meth:`screenshot` on the event loop when it needs no thread; None: call
+        :meth:`screenshot` on a thread."""
+        return await work.screenshot_now(self, self.slot(workspace, slot_id), fmt, since)
 
     def accessibility(self, workspace: str, slot_id: str) -> P.AccessibilityReply:
         return work.accessibility(self, self.slot(workspace, slot_id))

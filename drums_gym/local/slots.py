@@ -99,6 +99,26 @@ class Slot:
                 self.station.close()  # deleted while this work ran: its programs end now
             self.lock.release()
 
+    def work_now(self) -> bool:
+        """(the event loop's way in, in place of :meth:`work`) Take the slot's lock only if
+        nobody holds it, this thread included (a coroutine holding it across an ``await``
+        owns it for the loop's thread): never waits. False: take :meth:`work` on a thread.
+        The caller releases ``lock``; the slot must have a worker (nothing to close)."""
+        if self.lock._is_owned() or not self.lock.acquire(blocking=False):  # type: ignore[attr-defined]
+            return False
+        if self.state != P.SLOT_RUNNING:
+            self.lock.release()
+            raise self.deleted_error()
+        return True
+
+    async def arun(
+        self, op: str, *args: Any, limits: Limits | None = None, deadline_s: float | None = None
+    ) -> Any:
+        """:meth:`run` on the event loop (a worker's slot only)."""
+        station = self.station
+        assert isinstance(station, Worker), "only a worker's slot runs on the event loop"
+        return await station.acall(op, args, limits, deadline_s)
+
     def run(
         self, op: str, *args: Any, limits: Limits | None = None, deadline_s: float | None = None
     ) -> Any:

@@ -2,10 +2,14 @@
 
 Each runs holding only its slot's lock (:meth:`Slot.work`: bounded queue, 409 once the
 slot is deleted) and is one operation of the slot's station (:meth:`Slot.run`), which runs
-in the slot's worker process. Agent-driven work (actions, setup, verify) runs there under
-the work budget of the host's config (:mod:`drums_gym.local.budget`), and every request to
-a worker has a deadline, the budget's seconds plus ``watchdog_grace_s``: at the deadline
-the host kills the worker (work in C that never checks its budget stops too).
+in the slot's worker process. Each is written once, as a generator of its station
+requests (:data:`Work`), and driven on a thread (:func:`_drive`) or, for an action and a
+screenshot whose slot is free, on the front's event loop (:func:`act_now`,
+:func:`screenshot_now`: no thread waits on the worker). Agent-driven work (actions,
+setup, verify) runs in the worker under the work budget of the host's config
+(:mod:`drums_gym.local.budget`), and every request to a worker has a deadline, the
+budget's seconds plus ``watchdog_grace_s``: at the deadline the host kills the worker
+(work in C that never checks its budget stops too).
 
 What a cut means:
 
@@ -24,13 +28,15 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import protocol as P
 from ..actions import ActionError
+from .budget import Limits
 from .errors import HostError, conflict
 from .frames import Frame
-from .pycode import plan_action
+from .pycode import Plan, plan_action
 from .slots import Slot
 from .workers import ACTION_GAP_S, Acted, Station, Verdict, Worker, WorkerLost, WorkerTimeout
 
@@ -38,11 +44,64 @@ if TYPE_CHECKING:
     from .host import Host
 
 __all__ = [
-    "ACTION_GAP_S", "act", "action_log", "fresh_station", "reset", "screenshot", "setup",
-    "verify",
+    "ACTION_GAP_S", "LOOP_CODE_CHARS", "act", "act_now", "action_log", "fresh_station",
+    "reset", "screenshot", "screenshot_now", "setup", "verify",
 ]
 
 log = logging.getLogger("drums_gym.local")
+
+T = TypeVar("T")
+#: one request of a piece of work to the slot's station: (op, args, limits, deadline_s)
+Ask = tuple[str, tuple[Any, ...], Limits | None, float | None]
+#: a piece of work: it yields each station request and is sent the reply (or thrown the
+#: exception) by its driver, on a thread (:func:`_drive`) or on the event loop
+#: (:func:`_on_loop`): one definition of what a request does, both ways
+Work = Generator[Ask, Any, T]
+#: the longest action code planned on the event loop (parsing longer code there would
+#: hold the loop; it is planned on a thread)
+LOOP_CODE_CHARS = 4096
+
+
+def _drive(slot: Slot, work: Work[T]) -> T:
+    """(under the slot's lock, on a thread) Run ``work``, its requests to the station."""
+    try:
+        ask = next(work)
+        while True:
+            op, args, limits, deadline_s = ask
+            try:
+                done = slot.run(op, *args, limits=limits, deadline_s=deadline_s)
+            except Exception as exc:  # into the work, which handles what it knows
+                ask = work.throw(exc)
+            else:
+                ask = work.send(done)
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+
+
+async def _on_loop(slot: Slot, make: Callable[[], Work[T]]) -> T | None:
+    """Run ``make()``'s work on the event loop, its requests to the slot's worker awaited
+    (no thread waits on them), if the slot's lock is free now; None if it is not (the
+    caller goes through a thread, which queues for it)."""
+    if not slot.work_now():
+        return None
+    try:
+        work = make()
+        try:
+            ask = next(work)
+            while True:
+                op, args, limits, deadline_s = ask
+                try:
+                    done = await slot.arun(op, *args, limits=limits, deadline_s=deadline_s)
+                except Exception as exc:
+                    ask = work.throw(exc)
+                else:
+                    ask = work.send(done)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+    finally:
+        slot.lock.release()
 
 
 def _invalid_action(exc: ActionError) -> HostError:
@@ -133,63 +192,79 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
             _log_rejected(host, slot, code, exc)
         raise _invalid_action(exc) from None
     with slot.work(host.config.slot_queue):
-        episode = slot.episode
-        episode.refresh()
-        if episode.status == P.EPISODE_INVALID:
-            raise conflict(
-                f"episode {episode.id} is invalid ({episode.invalid_reason})",
-                P.ErrorDetails(episode=episode.public()),
-            )
-        pending = episode.status == P.EPISODE_PENDING
-        started, applied, runner = time.time(), 0, None
-        cut: P.CutReply | None = None
-        action_error: str | None = None
-        shell = host.shell
-        incidents: list[tuple[str, str]] = []
-        if plan.control is not None:
-            episode.last_action = plan.control
-        else:
-            runner = plan.runner
-            try:
-                done: Acted = slot.run(
-                    "act", plan, limits=host.config.limits(), deadline_s=_deadline(host)
-                )
-            except ActionError as exc:
-                _log_rejected(host, slot, code, exc)
-                raise _invalid_action(exc) from None
-            except WorkerLost as exc:
-                lose(host, slot, exc, "action")
-                done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], shell)
-            if done.cut is not None and slot.state != P.SLOT_RUNNING:
-                raise slot.deleted_error()
-            applied, action_error, cut = done.applied, done.action_error, done.cut
-            incidents, shell = done.incidents, done.shell
-            episode.last_action = P.LAST_ACTION_CODE
-        episode.actions += 1
-        with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
-            ws = host.workspaces.get(slot.workspace)
-            state = ws.states.get(slot.saved_state or "") if ws else None
-            if state is not None:
-                state.touch()  # a state in use is not idle
-        _log(host, slot, P.ActionLogEntry(
-            code=_shown(host, code), applied=applied, t=started, control=plan.control,
-            runner=runner, action_error=action_error, cut=cut,
-        ))
-        episode.refresh()
-        if cut is not None and cut.kind == P.CUT_SANDBOX:
-            episode.invalidate(P.INVALID_SANDBOX_FAILED)
-            log.warning("drums-gym local host: slot %s: %s; episode %s is invalid (%s)",
-                        slot.id, cut.detail, episode.id, P.INVALID_SANDBOX_FAILED)
-        if pending and incidents and episode.status == P.EPISODE_PENDING:
-            episode.invalidate("window_closed")
-        return P.ActionReply(
-            applied=applied,
-            episode=episode.public(),
-            cut=cut,
-            action_error=action_error,
-            runner=runner,
-            shell=shell,
+        return _drive(slot, _acting(host, slot, code, plan))
+
+
+async def act_now(host: Host, slot: Slot, code: str) -> P.ActionReply | None:
+    """:func:`act` on the event loop, for code of at most :data:`LOOP_CODE_CHARS` that
+    plans and a worker's slot nobody is using; None otherwise (then :func:`act` on a
+    thread, which also logs and refuses code that does not plan)."""
+    if len(code) > LOOP_CODE_CHARS or not isinstance(slot.station, Worker):
+        return None
+    try:
+        plan = plan_action(code)
+    except ActionError:
+        return None
+    return await _on_loop(slot, lambda: _acting(host, slot, code, plan))
+
+
+def _acting(host: Host, slot: Slot, code: str, plan: Plan) -> Work[P.ActionReply]:
+    """(under the slot's lock) An action's work; its worker request is yielded."""
+    episode = slot.episode
+    episode.refresh()
+    if episode.status == P.EPISODE_INVALID:
+        raise conflict(
+            f"episode {episode.id} is invalid ({episode.invalid_reason})",
+            P.ErrorDetails(episode=episode.public()),
         )
+    pending = episode.status == P.EPISODE_PENDING
+    started, applied, runner = time.time(), 0, None
+    cut: P.CutReply | None = None
+    action_error: str | None = None
+    shell = host.shell
+    incidents: list[tuple[str, str]] = []
+    if plan.control is not None:
+        episode.last_action = plan.control
+    else:
+        runner = plan.runner
+        try:
+            done: Acted = yield "act", (plan,), host.config.limits(), _deadline(host)
+        except ActionError as exc:
+            _log_rejected(host, slot, code, exc)
+            raise _invalid_action(exc) from None
+        except WorkerLost as exc:
+            lose(host, slot, exc, "action")
+            done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], shell)
+        if done.cut is not None and slot.state != P.SLOT_RUNNING:
+            raise slot.deleted_error()
+        applied, action_error, cut = done.applied, done.action_error, done.cut
+        incidents, shell = done.incidents, done.shell
+        episode.last_action = P.LAST_ACTION_CODE
+    episode.actions += 1
+    with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
+        ws = host.workspaces.get(slot.workspace)
+        state = ws.states.get(slot.saved_state or "") if ws else None
+        if state is not None:
+            state.touch()  # a state in use is not idle
+    _log(host, slot, P.ActionLogEntry(
+        code=_shown(host, code), applied=applied, t=started, control=plan.control,
+        runner=runner, action_error=action_error, cut=cut,
+    ))
+    episode.refresh()
+    if cut is not None and cut.kind == P.CUT_SANDBOX:
+        episode.invalidate(P.INVALID_SANDBOX_FAILED)
+        log.warning("drums-gym local host: slot %s: %s; episode %s is invalid (%s)",
+                    slot.id, cut.detail, episode.id, P.INVALID_SANDBOX_FAILED)
+    if pending and incidents and episode.status == P.EPISODE_PENDING:
+        episode.invalidate("window_closed")
+    return P.ActionReply(
+        applied=applied,
+        episode=episode.public(),
+        cut=cut,
+        action_error=action_error,
+        runner=runner,
+        shell=shell,
+    )
 
 
 def _log_rejected(host: Host, slot: Slot, code: str, exc: ActionError) -> None:
@@ -202,11 +277,11 @@ def action_log(host: Host, slot: Slot) -> P.ActionLog:
         return P.ActionLog(episode=slot.episode.id, actions=tuple(slot.episode.log))
 
 
-def _plain(host: Host, slot: Slot, what: str, op: str, *args: Any) -> Any:
+def _plainly(host: Host, slot: Slot, what: str, op: str, *args: Any) -> Work[Any]:
     """An unbudgeted request (screenshot, accessibility) under the watchdog."""
     _live(slot)
     try:
-        return slot.run(op, *args, deadline_s=_deadline(host))
+        return (yield op, args, None, _deadline(host))
     except WorkerLost as exc:
         lose(host, slot, exc, what)
     _live(slot)
@@ -216,15 +291,29 @@ def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Fr
     """The screen as PNG or raw RGB (encoded in the worker); with ``since``, a raw reply
     is a delta."""
     with slot.work(host.config.slot_queue):
-        slot.episode.refresh()
-        frame: Frame = _plain(host, slot, "screenshot", "screenshot", fmt, since,
-                              slot.episode.status)
-        return frame
+        return _drive(slot, _shooting(host, slot, fmt, since))
+
+
+async def screenshot_now(host: Host, slot: Slot, fmt: str, since: str | None = None
+                         ) -> Frame | None:
+    """:func:`screenshot` on the event loop when the slot is a worker's and nobody is
+    using it; None otherwise (then :func:`screenshot` on a thread)."""
+    if not isinstance(slot.station, Worker):
+        return None
+    return await _on_loop(slot, lambda: _shooting(host, slot, fmt, since))
+
+
+def _shooting(host: Host, slot: Slot, fmt: str, since: str | None) -> Work[Frame]:
+    slot.episode.refresh()
+    frame: Frame = yield from _plainly(host, slot, "screenshot", "screenshot", fmt, since,
+                                       slot.episode.status)
+    return frame
 
 
 def accessibility(host: Host, slot: Slot) -> P.AccessibilityReply:
     with slot.work(host.config.slot_queue):
-        tree: P.AccessibilityReply = _plain(host, slot, "accessibility", "accessibility")
+        tree: P.AccessibilityReply = _drive(
+            slot, _plainly(host, slot, "accessibility", "accessibility"))
         return tree
 
 

@@ -8,12 +8,14 @@ outcome, never a wall-clock figure.
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import logging
 import os
 import signal
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -246,6 +248,69 @@ def test_memory_past_the_limit_loses_that_desktop_alone(make_host):
         assert b.get(f"/v1/slots/{other}/screenshot").status_code == 200
         assert _act(b, other, "pyautogui.click(5, 5)").json()["episode"]["status"] == "valid"
         _cleanup(a, b)
+
+
+def test_a_reply_over_the_cap_loses_that_desktop_alone(make_host):
+    # a 1920x1080 raw frame is 6.2 MB, its PNG far less: the cap lets one through, not the other
+    server = make_host(HostConfig(gate_delay_s=0.0, desktop_reply_bytes=2 * 1024**2))
+    with _http(server, "a") as a, _http(server, "b") as b:
+        big, other = _create(a), _create(b)
+        pid = _worker(server, big).pid
+        assert a.get(f"/v1/slots/{big}/screenshot").status_code == 200  # a PNG fits
+        shot = a.get(f"/v1/slots/{big}/screenshot", params={"format": "raw"})
+        assert shot.status_code == 409, shot.text
+        assert shot.json()["error"]["details"]["reason"] == "desktop_lost"
+        _until(lambda: not _alive(pid), "the host killed the worker whose reply was too big")
+        episode = a.get(f"/v1/slots/{big}/episode").json()
+        assert episode["status"] == "invalid" and episode["invalid_reason"] == "desktop_lost"
+        assert b.get(f"/v1/slots/{other}/screenshot").status_code == 200
+        assert _act(b, other, "pyautogui.click(5, 5)").json()["episode"]["status"] == "valid"
+        _cleanup(a, b)
+
+
+def test_a_request_cancelled_on_the_event_loop_still_reads_its_own_reply(make_host):
+    """An env step's requests await the worker on the front's event loop. One cancelled
+    there (the host stopping) must not leave its reply on the socket for the next request
+    to read as its own: the next screenshot, asked as raw, gets raw bytes, not the PNG the
+    cancelled one asked for."""
+    server = make_host(HostConfig(**FAST))
+    with _http(server, "a") as a:
+        sid = _create(a)
+        worker = _worker(server, sid)
+
+        async def cancel_then_ask() -> Any:
+            first = asyncio.ensure_future(
+                worker.acall("screenshot", ("png", None, "valid"), deadline_s=TIMEOUT))
+            while not worker._calling.locked():  # until its request is out
+                await asyncio.sleep(0)
+            first.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await first
+            return await worker.acall("screenshot", ("raw", None, "valid"), deadline_s=TIMEOUT)
+
+        frame = asyncio.run(cancel_then_ask())
+        assert len(frame.data) == frame.width * frame.height * 3
+        assert not frame.data.startswith(b"\x89PNG")
+        assert a.get(f"/v1/slots/{sid}/screenshot").status_code == 200
+        _cleanup(a)
+
+
+def test_actions_sent_at_once_to_one_desktop_run_one_at_a_time(make_host):
+    """The first takes the slot on the event loop; the others, finding it taken, queue for it
+    on threads: every one is applied, each counted once, in the log in turn."""
+    server = make_host(HostConfig(**FAST))
+    with _http(server, "a") as a:
+        sid = _create(a)
+        codes = [f"pyautogui.moveTo({10 + i}, {20 + i})" for i in range(8)]
+        with ThreadPoolExecutor(len(codes)) as pool:
+            replies = list(pool.map(lambda code: _act(a, sid, code), codes))
+        assert [r.status_code for r in replies] == [200] * len(codes), [r.text for r in replies]
+        assert sorted(r.json()["episode"]["actions"] for r in replies) == list(
+            range(1, len(codes) + 1))
+        log = a.get(f"/v1/slots/{sid}/actions").json()["actions"]
+        assert sorted(entry["code"] for entry in log) == sorted(codes)
+        assert [entry["t"] for entry in log] == sorted(entry["t"] for entry in log)
+        _cleanup(a)
 
 
 def test_one_busy_workspace_cannot_take_another_workspaces_threads(make_host):

@@ -18,7 +18,9 @@ async def take_action(
     host: Host, ws: str, threads: WorkspaceThreads, slot_id: str, body: ActionBody
 ) -> Response:
     """What ``POST /v1/slots/{id}/actions`` answers (also on the hot path, `.hot`)."""
-    reply = await threads.run(ws, host.act, ws, slot_id, body.wire(P.ActionBody))
+    wire = body.wire(P.ActionBody)
+    reply = await threads.run_now(ws, lambda: host.act_now(ws, slot_id, wire),
+                                  host.act, ws, slot_id, wire)
     return SafeJSONResponse(P.encode(reply))
 
 

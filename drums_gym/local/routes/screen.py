@@ -18,7 +18,8 @@ async def screenshot_response(
     host: Host, ws: str, threads: WorkspaceThreads, slot_id: str, fmt: str, since: str | None
 ) -> Response:
     """What ``GET /v1/slots/{id}/screenshot`` answers (also on the hot path, `.hot`)."""
-    shot = await threads.run(ws, host.screenshot, ws, slot_id, fmt, since)
+    shot = await threads.run_now(ws, lambda: host.screenshot_now(ws, slot_id, fmt, since),
+                                 host.screenshot, ws, slot_id, fmt, since)
     headers = {
         P.H_SCREEN_WIDTH: str(shot.width),
         P.H_SCREEN_HEIGHT: str(shot.height),

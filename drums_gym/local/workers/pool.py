@@ -11,6 +11,7 @@ them all on :meth:`Pool.close`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -23,6 +24,8 @@ import sys
 import threading
 import time
 from typing import Any
+
+import anyio.to_thread
 
 from ...actions import ActionError
 from ..budget import Limits
@@ -138,6 +141,23 @@ class Zygote:
 _zygote = Zygote()
 
 
+def _result(reply: Any) -> Any:
+    """What a worker's reply means: its value, or the ActionError / WorkerBug it raised."""
+    kind = reply[0]
+    if kind == "ok":
+        return reply[1]
+    if kind == "action_error":
+        raise ActionError(reply[1], reply[2], reply[3])
+    raise WorkerBug(f"the desktop's worker raised:\n{reply[1]}")
+
+
+def _retrieved(exchange: asyncio.Future[Any]) -> None:
+    """(an exchange's callback) Its outcome is read, also when no request awaits it any
+    more, so a failure of a cancelled request is not reported as never retrieved."""
+    if not exchange.cancelled():
+        exchange.exception()
+
+
 def zygote() -> Zygote:
     """This process's zygote (shared by its hosts)."""
     return _zygote
@@ -184,12 +204,53 @@ class Worker:
             raise WorkerLost(self.cause()) from None
         if op == "fork":
             return fds
-        kind = reply[0]
-        if kind == "ok":
-            return reply[1]
-        if kind == "action_error":
-            raise ActionError(reply[1], reply[2], reply[3])
-        raise WorkerBug(f"the desktop's worker raised:\n{reply[1]}")
+        return _result(reply)
+
+    async def acall(
+        self, op: str, args: tuple[Any, ...] = (), limits: Limits | None = None,
+        deadline_s: float | None = None,
+    ) -> Any:
+        """:meth:`call` on the running event loop: no thread waits on the worker, and the
+        deadline is the same watchdog. The exchange is shielded: a request cancelled
+        meanwhile (the host stopping) still reads the reply it asked for, so the socket's
+        next reply is never an earlier request's. Not for ``fork`` (its sockets come as
+        descriptors)."""
+        if self.killed is not None:
+            raise WorkerLost(self.killed)
+        if not self._calling.acquire(blocking=False):  # a thread has it: wait as threads do
+            return await anyio.to_thread.run_sync(self.call, op, args, limits, deadline_s)
+        exchange = asyncio.ensure_future(self._exchange(op, args, limits, deadline_s))
+        exchange.add_done_callback(_retrieved)
+        return await asyncio.shield(exchange)
+
+    async def _exchange(
+        self, op: str, args: tuple[Any, ...], limits: Limits | None, deadline_s: float | None
+    ) -> Any:
+        """(holding ``_calling``, which it releases) One request and its reply."""
+        try:
+            if self.killed is not None:
+                raise WorkerLost(self.killed)
+            self.sock.setblocking(False)
+            try:
+                reply = await asyncio.wait_for(self._ask(op, args, limits), deadline_s)
+            finally:
+                with contextlib.suppress(OSError):
+                    self.sock.setblocking(True)
+        except asyncio.TimeoutError:
+            self.kill(f"{op} past its {deadline_s:g} s deadline")
+            raise WorkerTimeout(self.killed or "deadline") from None
+        except rpc.TooLarge as exc:
+            self.kill(f"{op} reply over the limit ({exc})")
+            raise WorkerLost(self.killed or "reply too large") from None
+        except rpc.Lost:
+            raise WorkerLost(self.cause()) from None
+        finally:
+            self._calling.release()
+        return _result(reply)
+
+    async def _ask(self, op: str, args: tuple[Any, ...], limits: Limits | None) -> Any:
+        await rpc.asend(self.sock, (op, args, limits))
+        return await rpc.arecv(self.sock, self.pool.max_reply_bytes)
 
     def cause(self) -> str:
         """Why the worker is gone, as far as the host can tell."""

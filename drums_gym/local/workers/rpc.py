@@ -5,10 +5,13 @@ socket) travel beside the first bytes of a frame as ``SCM_RIGHTS``. Only the hos
 processes it forked speak it, over socket pairs they made: nothing else can reach them.
 A reply longer than the reader's ``max_bytes`` is refused before it is read (the worker
 that sent it is then killed by the caller: a reply cap the work cannot talk its way past).
+:func:`asend` and :func:`arecv` are the same on an event loop (the HTTP front awaits a
+worker's reply there, the socket non-blocking meanwhile).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import pickle
@@ -18,7 +21,7 @@ import struct
 import time
 from typing import Any
 
-__all__ = ["REPLY_CLASSES", "Deadline", "Lost", "TooLarge", "recv", "send"]
+__all__ = ["REPLY_CLASSES", "Deadline", "Lost", "TooLarge", "arecv", "asend", "recv", "send"]
 
 _HEAD = struct.Struct(">I")
 _MAX_FDS = 64
@@ -119,12 +122,53 @@ def recv(
         for fd in fds:
             _close(fd)
         raise TooLarge(size, max_bytes)
-    body = _read(sock, size, deadline)
+    return _decode(_read(sock, size, deadline), trusted), fds
+
+
+def _decode(body: bytearray, trusted: bool) -> Any:
     try:
-        obj = pickle.loads(body) if trusted else _ReplyUnpickler(io.BytesIO(body)).load()
+        return pickle.loads(body) if trusted else _ReplyUnpickler(io.BytesIO(body)).load()
     except (pickle.UnpicklingError, EOFError, ValueError) as exc:
         raise Lost(f"an unreadable message ({exc})") from None
-    return obj, fds
+
+
+# -- the same, on an event loop (the socket non-blocking meanwhile; no descriptors) ---------
+
+
+async def asend(sock: socket.socket, obj: Any) -> None:
+    """:func:`send` on the running event loop."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.sock_sendall(sock, _HEAD.pack(len(data)))
+        await loop.sock_sendall(sock, data)
+    except OSError as exc:
+        raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
+
+
+async def _aread(sock: socket.socket, n: int) -> bytearray:
+    loop = asyncio.get_running_loop()
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        try:
+            count = await loop.sock_recv_into(sock, view[got:])
+        except OSError as exc:
+            raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
+        if not count:
+            raise Lost("the peer closed its end")
+        got += count
+    return buf
+
+
+async def arecv(sock: socket.socket, max_bytes: int | None = None) -> Any:
+    """:func:`recv` of a worker's reply (untrusted) on the running event loop; the caller
+    bounds the wait (a descriptor sent with it is not taken: none is on this path)."""
+    (size,) = _HEAD.unpack(await _aread(sock, _HEAD.size))
+    if max_bytes is not None and size > max_bytes:
+        raise TooLarge(size, max_bytes)
+    return _decode(await _aread(sock, size), False)
 
 
 def _close(fd: int) -> None:
