@@ -25,7 +25,9 @@ httpx.ConnectError: [Errno 111] Connection refused
 from __future__ import annotations
 
 import contextlib
+import json as _json
 import os
+import re
 import select
 import socket
 import struct
@@ -33,6 +35,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -45,6 +48,11 @@ __all__ = ["H1Client", "H1Transport", "available", "use_for"]
 ENV_CHOICE = "DRUMS_CLIENT_HTTP"
 _CHOICES = ("auto", "httpx")
 _RECV_BYTES = 1 << 18
+#: a path the client writes as it is (the protocol's own paths and ids); any other (a
+#: space, a percent sign, anything outside ASCII) goes through httpx's URL, which encodes it
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]*(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?")
+_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+_BODIED = frozenset({"POST", "PUT", "PATCH"})
 
 
 def available() -> bool:
@@ -150,8 +158,8 @@ class _Connection:
             self.sock.settimeout(seconds)
         else:
             whole = 0.0 if seconds is None else max(seconds, 1e-3)  # 0 is no timeout
-            usec = round((whole - int(whole)) * 1e6)
-            self.sock.setsockopt(socket.SOL_SOCKET, option, struct.pack("ll", int(whole), usec))
+            sec, usec = divmod(round(whole * 1e6), 1_000_000)  # 39.9999996 s: 40 s, 0 us
+            self.sock.setsockopt(socket.SOL_SOCKET, option, struct.pack("ll", sec, usec))
         self.timeouts[option] = seconds
 
     def usable(self, expiry: float) -> bool:
@@ -169,9 +177,30 @@ class _Connection:
             self.sock.close()
 
 
-def _timeouts(request: httpx.Request) -> tuple[float | None, float | None, float | None]:
-    timeout: dict[str, float | None] = request.extensions.get("timeout", {})
+def _timeouts(timeout: dict[str, float | None]) -> tuple[float | None, float | None, float | None]:
     return timeout.get("connect"), timeout.get("write"), timeout.get("read")
+
+
+class _Response(httpx.Response):
+    """An `httpx.Response` whose ``.request`` is made the first time it is asked for
+    (building an `httpx.Request`, its URL parsed and checked, was a third of the client's
+    own CPU per request, for an object a successful step never looks at)."""
+
+    make_request: Callable[[], httpx.Request] | None = None
+
+    @property
+    def request(self) -> httpx.Request:
+        if self._request is None and self.make_request is not None:
+            self._request = self.make_request()
+        return super().request
+
+    @request.setter
+    def request(self, value: httpx.Request) -> None:
+        self._request = value
+
+    def raise_for_status(self) -> httpx.Response:
+        self.request  # noqa: B018 - made now: httpx reads it directly
+        return super().raise_for_status()
 
 
 class H1Transport(httpx.BaseTransport):
@@ -186,19 +215,39 @@ class H1Transport(httpx.BaseTransport):
         self._closed = False
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        import httptools
-
         if request.url.scheme != "http":
             raise httpx.UnsupportedProtocol(
                 f"this transport speaks plain http://, not {request.url.scheme}://",
                 request=request)
-        connect_s, write_s, read_s = _timeouts(request)
-        conn = self._connection(request, connect_s)
+        url = request.url
+        lines = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
+        for name, value in request.headers.raw:
+            lines += [name, b": ", value, b"\r\n"]
+        lines.append(b"\r\n")
+        response = self.exchange(
+            (url.host, url.port or 80), b"".join(lines), request.read(), request.method,
+            _timeouts(request.extensions.get("timeout", {})), lambda: request)
+        response.request = request
+        return response
+
+    def exchange(
+        self, origin: tuple[str, int], head: bytes, body: bytes, method: str,
+        timeouts: tuple[float | None, float | None, float | None],
+        request: Callable[[], httpx.Request],
+    ) -> httpx.Response:
+        """Send a request already in wire form (``head`` ends with its blank line) to
+        ``origin`` and read its reply. ``timeouts``: connect, write, read. ``request``
+        makes the `httpx.Request` an error (or the reply's ``.request``) refers to, only
+        when one is asked for."""
+        import httptools
+
+        connect_s, write_s, read_s = timeouts
+        conn = self._connection(origin, connect_s, request)
         try:
-            self._send(conn, request, write_s)
+            self._send(conn, head, body, write_s, request)
             reply = _Reply()
             parser = reply.parser = httptools.HttpResponseParser(reply)
-            head_only = request.method == "HEAD"
+            head_only = method == "HEAD"
             conn.timeout(socket.SO_RCVTIMEO, read_s)
             while not (reply.complete or (head_only and reply.headers_done)):
                 data = self._recv(conn, request)
@@ -208,31 +257,32 @@ class H1Transport(httpx.BaseTransport):
                     raise httpx.RemoteProtocolError(
                         "Server disconnected without sending a response."
                         if not reply.headers_done else "the server closed the connection "
-                        "before the end of the reply", request=request)
+                        "before the end of the reply", request=request())
                 try:
                     parser.feed_data(data)
                 except httptools.HttpParserUpgrade:  # pragma: no cover - never asked for
                     raise httpx.RemoteProtocolError("an unexpected upgrade",
-                                                    request=request) from None
+                                                    request=request()) from None
                 except httptools.HttpParserError as exc:
                     raise httpx.RemoteProtocolError(f"a malformed reply: {exc}",
-                                                    request=request) from None
+                                                    request=request()) from None
             keep = reply.complete and not head_only and reply.keep_alive
         except BaseException:
             conn.close()
             raise
         self._release(conn, keep)
-        return httpx.Response(
+        response = _Response(
             parser.get_status_code(),
             headers=reply.headers,
             stream=httpx.ByteStream(b"".join(reply.body)),
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": reply.reason.strip(),
                         "network_stream": _Stream(conn.sock)},
         )
+        response.make_request = request
+        return response
 
-    def _connection(self, request: httpx.Request, connect_s: float | None) -> _Connection:
-        url = request.url
-        origin = (url.host, url.port or 80)
+    def _connection(self, origin: tuple[str, int], connect_s: float | None,
+                    request: Callable[[], httpx.Request]) -> _Connection:
         with self._lock:
             stale = []
             conn = None
@@ -249,23 +299,17 @@ class H1Transport(httpx.BaseTransport):
         try:
             sock = socket.create_connection(origin, timeout=connect_s)
         except TimeoutError as exc:
-            raise httpx.ConnectTimeout(str(exc) or "timed out", request=request) from exc
+            raise httpx.ConnectTimeout(str(exc) or "timed out", request=request()) from exc
         except OSError as exc:
-            raise httpx.ConnectError(str(exc), request=request) from exc
+            raise httpx.ConnectError(str(exc), request=request()) from exc
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if _KERNEL_TIMEOUTS:
             sock.settimeout(None)  # blocking: the kernel times sends and receives
         return _Connection(sock, origin)
 
     @staticmethod
-    def _send(conn: _Connection, request: httpx.Request, write_s: float | None) -> None:
-        url = request.url
-        lines = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
-        for name, value in request.headers.raw:
-            lines += [name, b": ", value, b"\r\n"]
-        lines.append(b"\r\n")
-        body = request.read()
-        head = b"".join(lines)
+    def _send(conn: _Connection, head: bytes, body: bytes, write_s: float | None,
+              request: Callable[[], httpx.Request]) -> None:
         conn.timeout(socket.SO_SNDTIMEO, write_s)
         try:
             if len(body) < 65536:  # one write; a large body is not copied to join it
@@ -274,18 +318,18 @@ class H1Transport(httpx.BaseTransport):
                 conn.sock.sendall(head)
                 conn.sock.sendall(body)
         except _TIMED_OUT as exc:
-            raise httpx.WriteTimeout(str(exc) or "timed out", request=request) from exc
+            raise httpx.WriteTimeout(str(exc) or "timed out", request=request()) from exc
         except OSError as exc:
-            raise httpx.WriteError(str(exc), request=request) from exc
+            raise httpx.WriteError(str(exc), request=request()) from exc
 
     @staticmethod
-    def _recv(conn: _Connection, request: httpx.Request) -> bytes:
+    def _recv(conn: _Connection, request: Callable[[], httpx.Request]) -> bytes:
         try:
             return conn.sock.recv(_RECV_BYTES)
         except _TIMED_OUT as exc:
-            raise httpx.ReadTimeout(str(exc) or "timed out", request=request) from exc
+            raise httpx.ReadTimeout(str(exc) or "timed out", request=request()) from exc
         except OSError as exc:
-            raise httpx.ReadError(str(exc), request=request) from exc
+            raise httpx.ReadError(str(exc), request=request()) from exc
 
     def _release(self, conn: _Connection, keep: bool) -> None:
         if keep:
@@ -319,12 +363,22 @@ class H1Client:
 
     def __init__(self, base_url: str, headers: dict[str, str], timeout: httpx.Timeout,
                  transport: H1Transport | None = None) -> None:
-        base = str(httpx.URL(base_url))
+        url = httpx.URL(base_url)
+        base = str(url)
         self._base = base if base.endswith("/") else base + "/"
         self._headers = dict(headers)
         self._timeout = timeout
         self._transport = transport or H1Transport()
         self.is_closed = False
+        # what every request in wire form starts from: checked once, by httpx
+        path = url.raw_path.decode("ascii")
+        self._direct = url.scheme == "http" and not url.query and not url.fragment
+        self._path = path if path.endswith("/") else path + "/"
+        self._origin = (url.host, url.port or 80)
+        self._names = {name.lower() for name in self._headers}
+        self._head = b"".join(
+            b"%s: %s\r\n" % pair for pair in [(b"Host", url.netloc),
+                                                 *httpx.Headers(self._headers).raw])
 
     def request(
         self,
@@ -338,18 +392,38 @@ class H1Client:
     ) -> httpx.Response:
         if self.is_closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
-        full = self._base + url.lstrip("/")
-        if params:
-            query = str(httpx.QueryParams(params))
-            if query:
-                full += ("&" if "?" in full else "?") + query
-        merged = self._headers
-        if headers:
-            merged = {**merged, **{k: v for k, v in headers.items() if v is not None}}
-        request = httpx.Request(method, full, headers=merged, json=json,
-                                extensions={"timeout": (timeout or self._timeout).as_dict()})
-        response = self._transport.handle_request(request)
-        response.request = request
+        path = url.lstrip("/")
+        query = str(httpx.QueryParams(params)) if params else ""
+        extra = {k: v for k, v in headers.items() if v is not None} if headers else {}
+        timeouts = (timeout or self._timeout).as_dict()
+
+        def request() -> httpx.Request:
+            full = self._base + path + (("&" if "?" in path else "?") + query if query else "")
+            return httpx.Request(method, full, headers={**self._headers, **extra}, json=json,
+                                 extensions={"timeout": timeouts})
+
+        if not (self._direct and _PLAIN_PATH.fullmatch(path) and method in _METHODS
+                and self._names.isdisjoint(k.lower() for k in extra)):
+            sent = request()  # anything unusual: httpx builds (and checks) the request
+            response = self._transport.handle_request(sent)
+            response.request = sent
+            response.read()
+            return response
+        target = self._path + path + (("&" if "?" in path else "?") + query if query else "")
+        lines = [f"{method} {target} HTTP/1.1\r\n".encode("ascii"), self._head]
+        for name, value in httpx.Headers(extra).raw if extra else ():
+            lines += [name, b": ", value, b"\r\n"]
+        body = b""
+        if json is not None:
+            body = _json.dumps(json, ensure_ascii=False, separators=(",", ":"),
+                               allow_nan=False).encode("utf-8")
+            lines.append(b"Content-Length: %d\r\nContent-Type: application/json\r\n"
+                         % len(body))
+        elif method in _BODIED:
+            lines.append(b"Content-Length: 0\r\n")
+        lines.append(b"\r\n")
+        response = self._transport.exchange(self._origin, b"".join(lines), body, method,
+                                            _timeouts(timeouts), request)
         response.read()
         return response
 

@@ -12,7 +12,7 @@ import httptools
 import httpx
 import pytest
 
-from drums_gym.client._h1 import ENV_CHOICE, H1Transport, use_for
+from drums_gym.client._h1 import ENV_CHOICE, H1Client, H1Transport, use_for
 from drums_gym.client._http import Transport
 
 #: what the stand-in sends for a request: bytes, then ``close`` says whether to hang up
@@ -24,6 +24,10 @@ class _Request:
 
     def __init__(self) -> None:
         self.path, self.body, self.done = b"", b"", False
+        self.headers: list[tuple[bytes, bytes]] = []
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name.lower(), value))
 
     def on_url(self, url: bytes) -> None:
         self.path += url
@@ -41,6 +45,7 @@ class StandIn:
     def __init__(self, reply: Reply) -> None:
         self.reply = reply
         self.requests: list[tuple[bytes, bytes, bytes]] = []
+        self.heads: list[list[tuple[bytes, bytes]]] = []  # each request's headers, in order
         self.accepted = 0
         self.closed_by_client = threading.Event()
         self.hangups = threading.Semaphore(0)  # released once per connection it hung up
@@ -69,6 +74,7 @@ class StandIn:
                         return
                     parser.feed_data(data)
                 request = (parser.get_method(), got.path, got.body)
+                self.heads.append(got.headers)
                 self.requests.append(request)
                 data, close = self.reply(len(self.requests) - 1, *request)
                 conn.sendall(data)
@@ -121,6 +127,46 @@ def test_the_client_takes_it_for_a_local_host_and_keeps_one_connection(local_hos
     drop = {"date"}
     assert ({k: v for k, v in replies[0].headers.items() if k not in drop}
             == {k: v for k, v in expected.headers.items() if k not in drop})
+
+
+def test_the_clients_own_requests_are_the_ones_httpx_would_send(stand_in):
+    """`H1Client` writes a plain request itself (httpx's Request, its URL parsed and
+    checked, costs more than the rest of the exchange); on the wire it is what httpx sends,
+    and anything unusual (a space in a path, a header said twice) is httpx's to build."""
+    server = stand_in(lambda i, m, p, b: (ok(), False))
+    defaults = {"User-Agent": "drums-gym/test", "Authorization": "Bearer s3cret"}
+    cases = [
+        ("POST", "/v1/slots/slot_1/actions", {"json": {"code": "pyautogui.moveTo(1, 2)",
+                                                       "note": "é ü"}}),
+        ("GET", "/v1/slots/slot_1/screenshot", {"params": {"format": "raw", "since": "3.14"}}),
+        ("POST", "/v1/slots/slot_1/verify", {}),
+        ("DELETE", "/v1/slots/slot_1", {"headers": {"Idempotency-Key": "k1", "X-None": None}}),
+        ("GET", "/v1/slots/a b%/episode", {}),
+        ("GET", "/v1/host", {"headers": {"user-agent": "another"}}),
+    ]
+    ours = H1Client(server.url, defaults, httpx.Timeout(5.0))
+    with httpx.Client(base_url=server.url, headers=defaults, transport=H1Transport()) as ref:
+        for method, path, kw in cases:
+            reply = ours.request(method, path, **kw)
+            assert reply.status_code == 200 and reply.raise_for_status() is reply
+            ref_kw = {**kw, "headers": {k: v for k, v in kw.get("headers", {}).items()
+                                        if v is not None}}
+            expected = ref.request(method, path, **ref_kw)
+            assert reply.request.url == expected.request.url, path  # made when asked for
+            assert server.requests[-2] == server.requests[-1], path
+            sent, wanted = server.heads[-2], server.heads[-1]
+            # httpx.Client adds its own defaults (accept, accept-encoding, connection)
+            assert {k: v for k, v in wanted if k not in {b"accept", b"accept-encoding",
+                                                         b"connection"}} == dict(sent), path
+    ours.close()
+
+
+def test_a_timeout_a_hair_under_a_whole_second_is_set(stand_in):
+    # 39.9999996 s rounds to 1,000,000 microseconds: the kernel refuses that (EDOM)
+    server = stand_in(lambda i, m, p, b: (ok(), False))
+    http = H1Client(server.url, {}, httpx.Timeout(39.9999996))
+    assert http.request("GET", "/").status_code == 200
+    http.close()
 
 
 def test_a_request_body_and_a_large_reply_arrive_whole(stand_in):
