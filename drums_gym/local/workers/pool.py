@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import anyio.to_thread
@@ -188,20 +189,11 @@ class Worker:
         if self.killed is not None:
             raise WorkerLost(self.killed)
         deadline = None if deadline_s is None else time.monotonic() + deadline_s
-        try:
-            with self._calling:
-                if self.killed is not None:
-                    raise WorkerLost(self.killed)
-                rpc.send(self.sock, (op, args, limits))
-                reply, fds = rpc.recv(self.sock, deadline, self.pool.max_reply_bytes)
-        except rpc.Deadline:
-            self.kill(f"{op} past its {deadline_s:g} s deadline")
-            raise WorkerTimeout(self.killed or "deadline") from None
-        except rpc.TooLarge as exc:
-            self.kill(f"{op} reply over the limit ({exc})")
-            raise WorkerLost(self.killed or "reply too large") from None
-        except rpc.Lost:
-            raise WorkerLost(self.cause()) from None
+        with self._failures(op, deadline_s), self._calling:
+            if self.killed is not None:
+                raise WorkerLost(self.killed)
+            rpc.send(self.sock, (op, args, limits))
+            reply, fds = rpc.recv(self.sock, deadline, self.pool.max_reply_bytes)
         if op == "fork":
             return fds
         return _result(reply)
@@ -228,15 +220,26 @@ class Worker:
     ) -> Any:
         """(holding ``_calling``, which it releases) One request and its reply."""
         try:
-            if self.killed is not None:
-                raise WorkerLost(self.killed)
-            self.sock.setblocking(False)
-            try:
-                reply = await asyncio.wait_for(self._ask(op, args, limits), deadline_s)
-            finally:
-                with contextlib.suppress(OSError):
-                    self.sock.setblocking(True)
-        except asyncio.TimeoutError:
+            with self._failures(op, deadline_s):
+                if self.killed is not None:
+                    raise WorkerLost(self.killed)
+                self.sock.setblocking(False)
+                try:
+                    reply = await asyncio.wait_for(self._ask(op, args, limits), deadline_s)
+                finally:
+                    with contextlib.suppress(OSError):
+                        self.sock.setblocking(True)
+        finally:
+            self._calling.release()
+        return _result(reply)
+
+    @contextlib.contextmanager
+    def _failures(self, op: str, deadline_s: float | None) -> Iterator[None]:
+        """An exchange's failures as the host reads them (both ways of waiting): past the
+        deadline, or a reply over the cap, the worker is killed."""
+        try:
+            yield
+        except (rpc.Deadline, asyncio.TimeoutError):
             self.kill(f"{op} past its {deadline_s:g} s deadline")
             raise WorkerTimeout(self.killed or "deadline") from None
         except rpc.TooLarge as exc:
@@ -244,9 +247,6 @@ class Worker:
             raise WorkerLost(self.killed or "reply too large") from None
         except rpc.Lost:
             raise WorkerLost(self.cause()) from None
-        finally:
-            self._calling.release()
-        return _result(reply)
 
     async def _ask(self, op: str, args: tuple[Any, ...], limits: Limits | None) -> Any:
         await rpc.asend(self.sock, (op, args, limits))
