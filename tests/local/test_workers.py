@@ -297,11 +297,12 @@ def test_a_request_cancelled_on_the_event_loop_still_reads_its_own_reply(make_ho
 
 def test_actions_sent_at_once_to_one_desktop_run_one_at_a_time(make_host):
     """The first takes the slot on the event loop; the others, finding it taken, queue for it
-    on threads: every one is applied, each counted once, in the log in turn."""
-    server = make_host(HostConfig(**FAST))
+    on threads: every one is applied, each counted once, in the log in turn (the slot's
+    queue holds them all: past it, a request is refused with 429, by design)."""
+    codes = [f"pyautogui.moveTo({10 + i}, {20 + i})" for i in range(8)]
+    server = make_host(HostConfig(**FAST, slot_queue=len(codes)))
     with _http(server, "a") as a:
         sid = _create(a)
-        codes = [f"pyautogui.moveTo({10 + i}, {20 + i})" for i in range(8)]
         with ThreadPoolExecutor(len(codes)) as pool:
             replies = list(pool.map(lambda code: _act(a, sid, code), codes))
         assert [r.status_code for r in replies] == [200] * len(codes), [r.text for r in replies]

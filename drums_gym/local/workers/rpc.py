@@ -25,6 +25,8 @@ __all__ = ["REPLY_CLASSES", "Deadline", "Lost", "TooLarge", "arecv", "asend", "r
 
 _HEAD = struct.Struct(">I")
 _MAX_FDS = 64
+#: what :func:`arecv` reads first (a reply's head, and most replies whole)
+_FIRST_READ = 1 << 16
 
 
 #: the classes a worker's reply may hold (read by the host: a worker is not trusted)
@@ -136,39 +138,57 @@ def _decode(body: bytearray, trusted: bool) -> Any:
 
 
 async def asend(sock: socket.socket, obj: Any) -> None:
-    """:func:`send` on the running event loop."""
+    """:func:`send` on the running event loop (a frame the socket takes at once is sent
+    with no wait: a request is a few hundred bytes)."""
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    loop = asyncio.get_running_loop()
+    frame = _HEAD.pack(len(data)) + data
     try:
-        await loop.sock_sendall(sock, _HEAD.pack(len(data)))
-        await loop.sock_sendall(sock, data)
+        try:
+            sent = sock.send(frame)
+        except BlockingIOError:
+            sent = 0
+        if sent < len(frame):
+            await asyncio.get_running_loop().sock_sendall(sock, memoryview(frame)[sent:])
     except OSError as exc:
         raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
 
 
-async def _aread(sock: socket.socket, n: int) -> bytearray:
-    loop = asyncio.get_running_loop()
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
+async def _some(sock: socket.socket, into: memoryview) -> int:
+    """Read what has come (at least a byte) into ``into``: at once when it is there, else
+    when the loop says it is."""
+    try:
         try:
-            count = await loop.sock_recv_into(sock, view[got:])
-        except OSError as exc:
-            raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
-        if not count:
-            raise Lost("the peer closed its end")
-        got += count
-    return buf
+            count = sock.recv_into(into)
+        except BlockingIOError:
+            count = await asyncio.get_running_loop().sock_recv_into(sock, into)
+    except OSError as exc:
+        raise Lost(f"the peer is gone ({exc.__class__.__name__})") from None
+    if not count:
+        raise Lost("the peer closed its end")
+    return count
 
 
 async def arecv(sock: socket.socket, max_bytes: int | None = None) -> Any:
     """:func:`recv` of a worker's reply (untrusted) on the running event loop; the caller
-    bounds the wait (a descriptor sent with it is not taken: none is on this path)."""
-    (size,) = _HEAD.unpack(await _aread(sock, _HEAD.size))
+    bounds the wait (a descriptor sent with it is not taken: none is on this path). The
+    first read takes up to :data:`_FIRST_READ` bytes, the head and most replies whole (a
+    worker has one reply out at a time: nothing of a next one can be read with it)."""
+    first = memoryview(bytearray(_FIRST_READ))
+    got = 0
+    while got < _HEAD.size:
+        got += await _some(sock, first[got:])
+    (size,) = _HEAD.unpack(first[: _HEAD.size])
     if max_bytes is not None and size > max_bytes:
         raise TooLarge(size, max_bytes)
-    return _decode(await _aread(sock, size), False)
+    if got > _HEAD.size + size:
+        raise Lost("the worker sent more than its reply")
+    body = bytearray(size)
+    have = got - _HEAD.size
+    body[:have] = first[_HEAD.size : got]
+    rest = memoryview(body)
+    while have < size:
+        have += await _some(sock, rest[have:])
+    return _decode(body, False)
 
 
 def _close(fd: int) -> None:
