@@ -393,24 +393,26 @@ class H1Client:
         if self.is_closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         path = url.lstrip("/")
+        plain = _PLAIN_PATH.fullmatch(path) is not None  # the query below is encoded
         query = str(httpx.QueryParams(params)) if params else ""
+        if query:
+            path += ("&" if "?" in path else "?") + query
         extra = {k: v for k, v in headers.items() if v is not None} if headers else {}
         timeouts = (timeout or self._timeout).as_dict()
 
         def request() -> httpx.Request:
-            full = self._base + path + (("&" if "?" in path else "?") + query if query else "")
-            return httpx.Request(method, full, headers={**self._headers, **extra}, json=json,
+            return httpx.Request(method, self._base + path, json=json,
+                                 headers={**self._headers, **extra},
                                  extensions={"timeout": timeouts})
 
-        if not (self._direct and _PLAIN_PATH.fullmatch(path) and method in _METHODS
+        if not (self._direct and plain and method in _METHODS
                 and self._names.isdisjoint(k.lower() for k in extra)):
             sent = request()  # anything unusual: httpx builds (and checks) the request
             response = self._transport.handle_request(sent)
             response.request = sent
             response.read()
             return response
-        target = self._path + path + (("&" if "?" in path else "?") + query if query else "")
-        lines = [f"{method} {target} HTTP/1.1\r\n".encode("ascii"), self._head]
+        lines = [f"{method} {self._path}{path} HTTP/1.1\r\n".encode("ascii"), self._head]
         for name, value in httpx.Headers(extra).raw if extra else ():
             lines += [name, b": ", value, b"\r\n"]
         body = b""

@@ -101,10 +101,13 @@ class Slot:
 
     def work_now(self) -> bool:
         """(the event loop's way in, in place of :meth:`work`) Take the slot's lock only if
-        nobody holds it, this thread included (a coroutine holding it across an ``await``
-        owns it for the loop's thread): never waits. False: take :meth:`work` on a thread.
-        The caller releases ``lock``; the slot must have a worker (nothing to close)."""
-        if self.lock._is_owned() or not self.lock.acquire(blocking=False):  # type: ignore[attr-defined]
+        its desktop is in a worker (a desktop in this process works on a thread) and nobody
+        holds it, this thread included (a coroutine holding it across an ``await`` owns it
+        for the loop's thread): never waits. False: take :meth:`work` on a thread. The
+        caller releases ``lock``."""
+        if not isinstance(self.station, Worker) or self.lock._is_owned():  # type: ignore[attr-defined]
+            return False
+        if not self.lock.acquire(blocking=False):
             return False
         if self.state != P.SLOT_RUNNING:
             self.lock.release()

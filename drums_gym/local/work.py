@@ -197,9 +197,9 @@ def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
 
 async def act_now(host: Host, slot: Slot, code: str) -> P.ActionReply | None:
     """:func:`act` on the event loop, for code of at most :data:`LOOP_CODE_CHARS` that
-    plans and a worker's slot nobody is using; None otherwise (then :func:`act` on a
-    thread, which also logs and refuses code that does not plan)."""
-    if len(code) > LOOP_CODE_CHARS or not isinstance(slot.station, Worker):
+    plans and a worker's slot nobody is using (:meth:`Slot.work_now`); None otherwise
+    (then :func:`act` on a thread, which also logs and refuses code that does not plan)."""
+    if len(code) > LOOP_CODE_CHARS:
         return None
     try:
         plan = plan_action(code)
@@ -297,9 +297,8 @@ def screenshot(host: Host, slot: Slot, fmt: str, since: str | None = None) -> Fr
 async def screenshot_now(host: Host, slot: Slot, fmt: str, since: str | None = None
                          ) -> Frame | None:
     """:func:`screenshot` on the event loop when the slot is a worker's and nobody is
-    using it; None otherwise (then :func:`screenshot` on a thread)."""
-    if not isinstance(slot.station, Worker):
-        return None
+    using it (:meth:`Slot.work_now`); None otherwise (then :func:`screenshot` on a
+    thread)."""
     return await _on_loop(slot, lambda: _shooting(host, slot, fmt, since))
 
 
