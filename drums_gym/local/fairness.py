@@ -54,8 +54,16 @@ class WorkspaceThreads:
         """``await now()`` holding one of ``workspace``'s shares (no thread: it waits on the
         event loop); if it answers None (it cannot do without a thread), ``fn(*args)``
         on a thread of the share."""
-        async with self.limiter(workspace):
+        limiter = self.limiter(workspace)
+        share = object()  # the borrower: a share is held by this request, not by its task
+        try:  # a share free: taken without a trip through the event loop (the usual case)
+            limiter.acquire_on_behalf_of_nowait(share)
+        except anyio.WouldBlock:  # else in line behind the workspace's other requests
+            await limiter.acquire_on_behalf_of(share)
+        try:
             done = await now()
+        finally:
+            limiter.release_on_behalf_of(share)
         if done is not None:
             return done
         return await self.run(workspace, fn, *args)
