@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import protocol as P
 from .errors import error_json
+from .within import within
 
 __all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_http"]
 
@@ -115,7 +116,7 @@ class BodyLimit(HttpMiddleware):
         size = 0
         while True:
             try:
-                message = await asyncio.wait_for(receive(), self.timeout_s)
+                message = await within(receive(), self.timeout_s)
             except TimeoutError:
                 await _reply(
                     send,

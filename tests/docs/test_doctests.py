@@ -18,6 +18,7 @@ MODULES = [
     "drums_gym.local.sandbox.sandbox",
     "drums_gym.local.desktop.terminal_pty",
     "drums_gym.local.tasks.shell",
+    "drums_gym.local.within",
     "drums_gym.cli.policies",
     "drums_gym.wrappers",
     "drums_gym.wrappers.episode_statistics",

@@ -32,6 +32,7 @@ from ...actions import ActionError
 from ..budget import Limits
 from ..sandbox.limits import remove_cgroups_of
 from ..sandbox.tree import remove_tree, tree_base
+from ..within import within
 from . import rpc
 from .confine import Cell, Confinement
 from .worker import WorkerLimits
@@ -225,7 +226,7 @@ class Worker:
                     raise WorkerLost(self.killed)
                 self.sock.setblocking(False)
                 try:
-                    reply = await asyncio.wait_for(self._ask(op, args, limits), deadline_s)
+                    reply = await within(self._ask(op, args, limits), deadline_s)
                 finally:
                     with contextlib.suppress(OSError):
                         self.sock.setblocking(True)
