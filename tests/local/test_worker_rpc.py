@@ -55,6 +55,22 @@ def test_any_other_class_in_a_reply_is_refused(obj):
             recv(ours, max_bytes=1 << 20)
 
 
+def test_a_class_already_read_lets_no_other_through():
+    """The reader remembers the classes it has found (each reply names them again): one
+    found does not make another allowed."""
+    allowed = Verdict(1.0, None, "sandbox")
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        for obj in (allowed, allowed):
+            data = pickle.dumps(obj)
+            theirs.sendall(len(data).to_bytes(4, "big") + data)
+            assert recv(ours, max_bytes=1 << 20)[0] == allowed
+        data = pickle.dumps([allowed, _Evil()])
+        theirs.sendall(len(data).to_bytes(4, "big") + data)
+        with pytest.raises(Lost, match="may not hold"):
+            recv(ours, max_bytes=1 << 20)
+
+
 def _frame(obj: object) -> bytes:
     data = pickle.dumps(obj)
     return len(data).to_bytes(4, "big") + data

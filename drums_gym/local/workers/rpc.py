@@ -39,11 +39,19 @@ REPLY_CLASSES = frozenset({
 })
 
 
+#: the classes of :data:`REPLY_CLASSES` found so far (each reply names its classes again)
+_found: dict[tuple[str, str], Any] = {}
+
+
 class _ReplyUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in REPLY_CLASSES:
-            raise pickle.UnpicklingError(f"a worker's reply may not hold {module}.{name}")
-        return super().find_class(module, name)
+        key = (module, name)
+        found = _found.get(key)
+        if found is None:
+            if key not in REPLY_CLASSES:
+                raise pickle.UnpicklingError(f"a worker's reply may not hold {module}.{name}")
+            found = _found[key] = super().find_class(module, name)
+        return found
 
 
 class Lost(Exception):
