@@ -7,11 +7,11 @@ default, and anything else wrong raises :class:`WireError` naming the field's pa
 fields that are None, as the client's request bodies do).
 
 >>> from drums_gym.protocol import GateReply, decode, encode
->>> decode(GateReply, {"name": "app_ready", "status": "passed", "extra": 1})
+>>> decode(GateReply, {"name": "app_ready", "status": "passed", "extra": 1}, "a gate")
 GateReply(name='app_ready', status='passed', detail=None)
 >>> encode(GateReply(name="app_ready"), drop_none=True)
 {'name': 'app_ready', 'status': 'pending'}
->>> decode(GateReply, {"name": 7})
+>>> decode(GateReply, {"name": 7}, "a gate")
 Traceback (most recent call last):
 ...
 drums_gym.protocol.codec.WireError: a gate: name: expected a string, got int

@@ -19,6 +19,7 @@ MODULES = [
     "drums_gym.local.desktop.terminal_pty",
     "drums_gym.local.tasks.shell",
     "drums_gym.local.within",
+    "drums_gym.protocol.codec",
     "drums_gym.cli.policies",
     "drums_gym.wrappers",
     "drums_gym.wrappers.episode_statistics",
