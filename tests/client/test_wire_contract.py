@@ -215,3 +215,32 @@ def test_no_field_name_constants_remain():
         assert not constant.search(text) and not used.search(text), path
     assert not (PACKAGE / "client" / "_wire.py").exists()
     assert not [name for name in P.__all__ if name.startswith("F_")]
+
+
+def test_encode_writes_each_shapes_own_fields_in_order_and_drops_none_only_when_asked():
+    """What every JSON reply and request body is made of: each shape's own fields (found
+    once per class, so two shapes never share a list), nested shapes, lists and tuples as
+    lists, None kept unless ``drop_none``."""
+    wire = {
+        "applied": 1,
+        "episode": {
+            "id": "ep_1", "number": 1, "status": "valid", "invalid_reason": None,
+            "gates": [{"name": "desktop_ready", "status": "passed", "detail": None}],
+            "actions": 1, "started_at": 1.5, "last_action": "code", "score": None,
+        },
+        "cut": {"kind": "time", "detail": "over 2 s"},
+        "action_error": None, "runner": "fast", "shell": "sandbox",
+    }
+    reply = P.decode(P.ActionReply, wire, "a reply")
+    assert P.encode(reply) == wire
+    assert list(P.encode(reply)) == [f.name for f in dataclasses.fields(P.ActionReply)]
+    assert list(P.encode(reply)["episode"]) == list(wire["episode"])
+    lean = P.encode(reply, drop_none=True)
+    assert "action_error" not in lean and "invalid_reason" not in lean["episode"]
+    assert lean["episode"]["gates"] == [{"name": "desktop_ready", "status": "passed"}]
+    assert lean["cut"] == {"kind": "time", "detail": "over 2 s"}
+    gate = P.GateReply(name="app_ready")
+    assert P.encode({"gates": (gate, gate)}, drop_none=True) == {
+        "gates": [{"name": "app_ready", "status": "pending"}] * 2}
+    assert P.encode([reply.cut, "x", 2, 0.5, True, None]) == [
+        {"kind": "time", "detail": "over 2 s"}, "x", 2, 0.5, True, None]
