@@ -24,7 +24,7 @@ from .._version import __version__
 from .bodies import body_models
 from .errors import HostError
 from .fairness import WorkspaceThreads
-from .guards import BodyLimit, HostBugs
+from .guards import BodyLimit, HostBugs, Receive, Scope, Send
 from .host import Host
 from .leases import Reaper
 from .routes import routers
@@ -56,6 +56,19 @@ def _invalid(field: str, message: str) -> JSONResponse:
     return _error(HostError(422, P.CODE_INVALID_REQUEST, message, details))
 
 
+class _HostApp(FastAPI):
+    """FastAPI, with the two hot routes answered before its own machinery (:mod:`.routes.hot`;
+    ``hot`` None: by its routes too)."""
+
+    hot: HotRoutes | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hot is not None and scope["type"] == "http":
+            await self.hot(scope, receive, send, super().__call__)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def _telemetry() -> dict[str, Any]:
     """FastAPI's native OpenTelemetry off (where this FastAPI has it), unless asked for
     with ``FASTAPI_OTEL_AUTO_CONFIGURE=true``: it is on by default and, with nothing
@@ -82,7 +95,7 @@ def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = Tru
         finally:
             reaper.stop()
 
-    app = FastAPI(
+    app = _HostApp(
         title="Drums API (drums-gym local host)",
         version=__version__,
         description="A Drums-compatible host of simulated desktops. See docs/http-api.md.",
@@ -96,9 +109,8 @@ def create_app(host: Host, tokens: Iterable[str] = (), *, hot_routes: bool = Tru
     app.state.shell = host.shell  # probed once: a bad DRUMS_LOCAL_SHELL fails here
     # work that waits on a desktop runs on a thread of its workspace's share
     app.state.threads = WorkspaceThreads(host.config.workspace_threads, host.config.max_workspaces)
-    # innermost: an action and a screenshot without FastAPI's per-request work
-    if hot_routes:
-        app.add_middleware(HotRoutes)
+    if hot_routes:  # an action and a screenshot without FastAPI's per-request work
+        app.hot = HotRoutes(app.state, host.config.max_body_bytes, host.config.body_timeout_s)
     if host.faults.spec.latency_ms > 0:  # inside: delays only what a route answers
         app.add_middleware(ReplyLatency)  # (and only where there is latency to inject)
     app.add_middleware(HostBugs)  # inside BodyLimit: a bug's reply still goes out whole

@@ -27,7 +27,8 @@ from .. import protocol as P
 from .errors import error_json
 from .within import within
 
-__all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_http"]
+__all__ = ["BodyLimit", "HostBugs", "HttpMiddleware", "guarded_http", "host_bug", "read_body",
+           "replayed"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -68,6 +69,18 @@ class HttpMiddleware:
         raise NotImplementedError
 
 
+async def host_bug(scope: Scope, send: Send, exc: Exception, started: bool) -> None:
+    """A 5xx is a host bug: log ``exc`` with its traceback and, unless the reply has
+    ``started``, answer the JSON error shape."""
+    log.error(
+        "drums-gym local host bug on %s %s", scope.get("method"), scope.get("path"),
+        exc_info=exc,
+    )
+    if not started:
+        message = f"internal error: {type(exc).__name__}"
+        await _reply(send, 500, P.CODE_INTERNAL, message, P.ErrorDetails())
+
+
 class HostBugs(HttpMiddleware):
     """A 5xx is a host bug: log it with its traceback and answer the JSON error shape."""
 
@@ -82,71 +95,78 @@ class HostBugs(HttpMiddleware):
         try:
             await self.app(scope, receive, tracking)
         except Exception as exc:  # the boundary: log the host bug, answer its shape
-            log.error(
-                "drums-gym local host bug on %s %s",
-                scope.get("method"),
-                scope.get("path"),
-                exc_info=exc,
+            await host_bug(scope, send, exc, started)
+
+
+async def read_body(
+    scope: Scope, receive: Receive, send: Send, max_bytes: int, timeout_s: float
+) -> bytes | None:
+    """The request's whole body, bounded in size (``max_bytes``: 413) and in time (a body
+    that stops arriving for ``timeout_s``: 408, closed); None when it answered so, or the
+    client left."""
+    too_large = (
+        413,
+        P.CODE_TOO_LARGE,
+        f"the request body is larger than {max_bytes} bytes",
+        P.ErrorDetails(max_bytes=max_bytes),
+    )
+    for name, value in scope.get("headers", ()):
+        length = value.strip()
+        if name == b"content-length" and length.isdigit() and int(length) > max_bytes:
+            await _reply(send, *too_large)
+            return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            message = await within(receive(), timeout_s)
+        except TimeoutError:
+            await _reply(
+                send,
+                408,
+                P.CODE_TIMEOUT,
+                f"the request body did not arrive within {timeout_s:g} s",
+                P.ErrorDetails(),
             )
-            if not started:
-                message = f"internal error: {type(exc).__name__}"
-                await _reply(send, 500, P.CODE_INTERNAL, message, P.ErrorDetails())
+            return None
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_bytes:
+            await _reply(send, *too_large)
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with the ``body`` already read from it given first, whole."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 class BodyLimit(HttpMiddleware):
-    """Read each request body whole, bounded in size and in time, before the app sees it."""
+    """Read each request body whole, bounded in size and in time (:func:`read_body`),
+    before the app sees it."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
         super().__init__(app)
         self.max_bytes, self.timeout_s = max_bytes, timeout_s
 
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        too_large = (
-            413,
-            P.CODE_TOO_LARGE,
-            f"the request body is larger than {self.max_bytes} bytes",
-            P.ErrorDetails(max_bytes=self.max_bytes),
-        )
-        for name, value in scope.get("headers", ()):
-            length = value.strip()
-            if name == b"content-length" and length.isdigit() and int(length) > self.max_bytes:
-                await _reply(send, *too_large)
-                return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            try:
-                message = await within(receive(), self.timeout_s)
-            except TimeoutError:
-                await _reply(
-                    send,
-                    408,
-                    P.CODE_TIMEOUT,
-                    f"the request body did not arrive within {self.timeout_s:g} s",
-                    P.ErrorDetails(),
-                )
-                return
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await _reply(send, *too_large)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        body = await read_body(scope, receive, send, self.max_bytes, self.timeout_s)
+        if body is not None:
+            await self.app(scope, replayed(body, receive), send)
 
 
 class HeadTooLarge(Exception):

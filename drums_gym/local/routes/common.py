@@ -22,7 +22,7 @@ from ..guards import HttpMiddleware, Message, Receive, Scope, Send
 from ..host import Host, workspace_of
 
 __all__ = ["HostDep", "ReplyLatency", "SafeJSONResponse", "Threads", "Workspace", "admit",
-           "error_response", "until_settled"]
+           "error_response", "reply_delay", "until_settled"]
 
 #: ``request.state`` attribute: seconds the reply waits before it starts (the way out)
 REPLY_DELAY = "drums_reply_delay_s"
@@ -89,6 +89,14 @@ async def _workspace(
     return await admit(request.app.state, request.scope.setdefault("state", {}), authorization)
 
 
+async def reply_delay(scope: Scope) -> None:
+    """Wait as long as the reply to ``scope``'s request waits before it starts (the way out
+    of the injected latency, left by :func:`admit`; no wait without it)."""
+    delay = scope.get("state", {}).get(REPLY_DELAY)
+    if delay:
+        await asyncio.sleep(delay)
+
+
 class ReplyLatency(HttpMiddleware):
     """ASGI middleware: a reply whose request took the injected latency's way in
     (``_workspace``) waits the way out before it starts."""
@@ -96,9 +104,7 @@ class ReplyLatency(HttpMiddleware):
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def delayed(message: Message) -> None:
             if message["type"] == "http.response.start":
-                delay = scope.get("state", {}).get(REPLY_DELAY)
-                if delay:
-                    await asyncio.sleep(delay)
+                await reply_delay(scope)
             await send(message)
 
         await self.app(scope, receive, delayed)
