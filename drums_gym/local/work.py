@@ -5,7 +5,9 @@ slot is deleted) and is one operation of the slot's station (:meth:`Slot.run`), 
 in the slot's worker process. Each is written once, as a generator of its station
 requests (:data:`Work`), and driven on a thread (:func:`_drive`) or, for an action and a
 screenshot whose slot is free, on the front's event loop (:func:`act_now`,
-:func:`screenshot_now`: no thread waits on the worker). Agent-driven work (actions,
+:func:`screenshot_now`: no thread waits on the worker). An action's code goes to the
+worker as it came: the worker plans it (a control word, the fast path or Python) and
+performs it; the host never parses agent code. Agent-driven work (actions,
 setup, verify) runs in the worker under the work budget of the host's config
 (:mod:`drums_gym.local.budget`), and every request to a worker has a deadline, the
 budget's seconds plus ``watchdog_grace_s``: at the deadline the host kills the worker
@@ -36,7 +38,6 @@ from ..actions import ActionError
 from .budget import Limits
 from .errors import HostError, conflict
 from .frames import Frame
-from .pycode import Plan, plan_action
 from .slots import Slot
 from .workers import ACTION_GAP_S, Acted, Station, Verdict, Worker, WorkerLost, WorkerTimeout
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from .host import Host
 
 __all__ = [
-    "ACTION_GAP_S", "LOOP_CODE_CHARS", "act", "act_now", "action_log", "fresh_station",
+    "ACTION_GAP_S", "act", "act_now", "action_log", "fresh_station",
     "reset", "screenshot", "screenshot_now", "setup", "verify",
 ]
 
@@ -57,9 +58,6 @@ Ask = tuple[str, tuple[Any, ...], Limits | None, float | None]
 #: exception) by its driver, on a thread (:func:`_drive`) or on the event loop
 #: (:func:`_on_loop`): one definition of what a request does, both ways
 Work = Generator[Ask, Any, T]
-#: the longest action code planned on the event loop (parsing longer code there would
-#: hold the loop; it is planned on a thread)
-LOOP_CODE_CHARS = 4096
 
 
 def _drive(slot: Slot, work: Work[T]) -> T:
@@ -183,32 +181,20 @@ def _log(host: Host, slot: Slot, entry: P.ActionLogEntry) -> None:
 def act(host: Host, slot: Slot, code: str) -> P.ActionReply:
     """Apply an action: a control word (DONE, FAIL, WAIT), plain pyautogui calls or a
     computer_13 action (the fast path), or other Python code (run in the sandbox,
-    :mod:`.pycode`); an error of running Python is ``action_error`` data, as in OSWorld.
-    A refused action (422) is in the episode's log, marked with the reason."""
-    try:
-        plan = plan_action(code)
-    except ActionError as exc:
-        with slot.work(host.config.slot_queue):
-            _log_rejected(host, slot, code, exc)
-        raise _invalid_action(exc) from None
+    :mod:`.pycode`), as the worker plans it; an error of running Python is
+    ``action_error`` data, as in OSWorld. A refused action (422) is in the episode's log,
+    marked with the reason."""
     with slot.work(host.config.slot_queue):
-        return _drive(slot, _acting(host, slot, code, plan))
+        return _drive(slot, _acting(host, slot, code))
 
 
 async def act_now(host: Host, slot: Slot, code: str) -> P.ActionReply | None:
-    """:func:`act` on the event loop, for code of at most :data:`LOOP_CODE_CHARS` that
-    plans and a worker's slot nobody is using (:meth:`Slot.work_now`); None otherwise
-    (then :func:`act` on a thread, which also logs and refuses code that does not plan)."""
-    if len(code) > LOOP_CODE_CHARS:
-        return None
-    try:
-        plan = plan_action(code)
-    except ActionError:
-        return None
-    return await _on_loop(slot, lambda: _acting(host, slot, code, plan))
+    """:func:`act` on the event loop, for a worker's slot nobody is using
+    (:meth:`Slot.work_now`); None otherwise (then :func:`act` on a thread, which queues)."""
+    return await _on_loop(slot, lambda: _acting(host, slot, code))
 
 
-def _acting(host: Host, slot: Slot, code: str, plan: Plan) -> Work[P.ActionReply]:
+def _acting(host: Host, slot: Slot, code: str) -> Work[P.ActionReply]:
     """(under the slot's lock) An action's work; its worker request is yielded."""
     episode = slot.episode
     episode.refresh()
@@ -218,28 +204,20 @@ def _acting(host: Host, slot: Slot, code: str, plan: Plan) -> Work[P.ActionReply
             P.ErrorDetails(episode=episode.public()),
         )
     pending = episode.status == P.EPISODE_PENDING
-    started, applied, runner = time.time(), 0, None
-    cut: P.CutReply | None = None
-    action_error: str | None = None
-    shell = host.shell
-    incidents: list[tuple[str, str]] = []
-    if plan.control is not None:
-        episode.last_action = plan.control
-    else:
-        runner = plan.runner
-        try:
-            done: Acted = yield "act", (plan,), host.config.limits(), _deadline(host)
-        except ActionError as exc:
-            _log_rejected(host, slot, code, exc)
-            raise _invalid_action(exc) from None
-        except WorkerLost as exc:
-            lose(host, slot, exc, "action")
-            done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], shell)
-        if done.cut is not None and slot.state != P.SLOT_RUNNING:
-            raise slot.deleted_error()
-        applied, action_error, cut = done.applied, done.action_error, done.cut
-        incidents, shell = done.incidents, done.shell
-        episode.last_action = P.LAST_ACTION_CODE
+    started = time.time()
+    try:
+        done: Acted = yield "act", (code,), host.config.limits(), _deadline(host)
+    except ActionError as exc:
+        _log_rejected(host, slot, code, exc)
+        raise _invalid_action(exc) from None
+    except WorkerLost as exc:
+        lose(host, slot, exc, "action")
+        done = Acted(0, None, P.CutReply(kind=P.CUT_LOST, detail=str(exc)), [], host.shell)
+    if done.cut is not None and slot.state != P.SLOT_RUNNING:
+        raise slot.deleted_error()
+    applied, action_error, cut = done.applied, done.action_error, done.cut
+    runner, control, incidents, shell = done.runner, done.control, done.incidents, done.shell
+    episode.last_action = control if control is not None else P.LAST_ACTION_CODE
     episode.actions += 1
     with host._lock:  # lock order: a slot's lock, then the host's (never the reverse)
         ws = host.workspaces.get(slot.workspace)
@@ -247,7 +225,7 @@ def _acting(host: Host, slot: Slot, code: str, plan: Plan) -> Work[P.ActionReply
         if state is not None:
             state.touch()  # a state in use is not idle
     _log(host, slot, P.ActionLogEntry(
-        code=_shown(host, code), applied=applied, t=started, control=plan.control,
+        code=_shown(host, code), applied=applied, t=started, control=control,
         runner=runner, action_error=action_error, cut=cut,
     ))
     episode.refresh()

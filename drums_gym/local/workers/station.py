@@ -7,8 +7,9 @@ it calls these methods with plain data and gets plain data back: the protocol's 
 (a cut is a :class:`~drums_gym.protocol.CutReply`), :class:`Acted` and :class:`Verdict`,
 and ready-to-send frame bytes. Budgeted work (setup, actions, verify) runs under the
 budget the caller put in force (:mod:`drums_gym.local.budget`) and reports a cut instead
-of raising. An action (a :class:`~drums_gym.local.pycode.Plan` the host made) is performed
-here: the fast path, or Python in the desktop's sandbox, started by this process;
+of raising. An action's code is planned and performed here (:func:`~..pycode.plan_action`:
+a control word, the fast path, or Python in the desktop's sandbox, started by this
+process: the host never parses agent code);
 :meth:`Station.close` ends the desktop (its sandbox's programs and its files).
 """
 
@@ -20,12 +21,12 @@ import stat
 from dataclasses import dataclass
 
 from ... import protocol as P
-from ...actions import expand
+from ...actions import ControlWord, expand
 from ..budget import BudgetExceeded
 from ..desktop import Desktop
 from ..desktop.variation import rng_for, vary
 from ..frames import Frame, FrameCache
-from ..pycode import PYTHON, Plan, perform
+from ..pycode import PYTHON, perform, plan_action
 from ..sandbox import SandboxError
 from ..scoring import score_episode
 from ..tasks import Task
@@ -45,13 +46,16 @@ def _cut(exc: BudgetExceeded) -> P.CutReply:
 @dataclass(frozen=True)
 class Acted:
     """What an action did: the calls applied, the error that stopped Python code, the cut
-    (budget or window cap), the incidents (windows closed) and the shell backend."""
+    (budget or window cap), the incidents (windows closed) and the shell backend; the path
+    it took (``runner``: ``fast`` or ``python``), or the control word it was."""
 
     applied: int
     action_error: str | None
     cut: P.CutReply | None
     incidents: list[tuple[str, str]]
     shell: str
+    runner: str | None = None
+    control: ControlWord | None = None
 
 
 @dataclass(frozen=True)
@@ -152,10 +156,14 @@ class Station:
             desktop.close()
 
     # -- work ----------------------------------------------------------------------------
-    def act(self, plan: Plan) -> Acted:
-        """Perform ``plan`` (the fast path, or Python in the sandbox). Raises ActionError
-        for calls that cannot be expanded into events."""
+    def act(self, code: str) -> Acted:
+        """Plan ``code`` and perform it (the fast path, or Python in the sandbox); a
+        control word touches nothing. Raises ActionError for code no path runs and for
+        calls that cannot be expanded into events."""
+        plan = plan_action(code)
         desktop = self._desk()
+        if plan.control is not None:
+            return Acted(0, None, None, [], desktop.shell, control=plan.control)
         python = plan.runner == PYTHON
         events = [] if python else list(expand(plan.actions, pointer=desktop.pointer))
         cut: P.CutReply | None = None
@@ -177,7 +185,8 @@ class Station:
             cut = P.CutReply(kind=P.CUT_SANDBOX, detail=str(exc))
         if cut is None and len(desktop.windows) > self.max_windows:
             cut = self._close_extra_windows()
-        return Acted(applied, action_error, cut, desktop.take_incidents(), desktop.shell)
+        return Acted(applied, action_error, cut, desktop.take_incidents(), desktop.shell,
+                     runner=plan.runner)
 
     def _close_extra_windows(self) -> P.CutReply:
         desktop = self._desk()
