@@ -104,9 +104,7 @@ class HotRoutes:
                 response = error_response(exc)
             await reply_delay(scope)
             started = True
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": response.raw_headers})
-            await send({"type": "http.response.body", "body": response.body})
+            await response(scope, None, send)  # type: ignore[arg-type]
         except Exception as exc:  # the boundary, as HostBugs is for FastAPI's routes
             await host_bug(scope, send, exc, started)
 
