@@ -6,7 +6,8 @@ from the ``DRUMS_LOCAL_*`` variables it inherits, writes ``drums-embedded-port <
 its stdout once it listens (then nothing more: stdout becomes stderr), and lives exactly as long
 as its parent: it stops when its stdin (a pipe the parent holds) reaches end of file, which
 happens when the parent exits or dies however it dies; on Linux the kernel also sends it
-SIGTERM when the parent dies (``PR_SET_PDEATHSIG``). A setting it cannot use ends it with
+SIGTERM when the parent dies (``PR_SET_PDEATHSIG``), upon which it stops the same way (its
+desktops deleted, their workers ended and their files removed). A setting it cannot use ends it with
 status 2 and the reason on stderr, which the parent keeps for its error message.
 """
 
@@ -87,9 +88,25 @@ def main() -> int:
     sys.stdout.write(f"{PORT_LINE}{server.url.rsplit(':', 1)[1]}\n")
     sys.stdout.flush()
     os.dup2(2, 1)  # anything printed later goes to stderr (the parent reads no more stdout)
-    sys.stdin.buffer.read()  # until the parent's end of the pipe closes
-    server.stop()
+    # the parent's death sends SIGTERM (often before the pipe's end of file): stop as at
+    # that end, so the desktops' workers end and their trees are removed, not left behind
+    signal.signal(signal.SIGTERM, _stop_waiting)
+    try:
+        sys.stdin.buffer.read()  # until the parent's end of the pipe closes
+    except _ParentGone:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the stop
+        server.stop()
     return 0
+
+
+class _ParentGone(Exception):
+    """SIGTERM: the parent died (or someone asked the host to stop)."""
+
+
+def _stop_waiting(signum: int, frame: object) -> None:
+    raise _ParentGone
 
 
 if __name__ == "__main__":

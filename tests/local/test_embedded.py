@@ -21,6 +21,8 @@ import pytest
 
 from drums_gym import client as drums
 from drums_gym.local.embedded import EmbeddedHost, EmbeddedHostError, embedded_host
+from drums_gym.local.sandbox import available
+from drums_gym.local.sandbox.tree import tree_base
 
 #: how long a dead parent's host may take to notice and stop (polled, not slept)
 GONE_WITHIN_S = 30.0
@@ -68,15 +70,66 @@ def start_parent() -> tuple[subprocess.Popen[str], int, str]:
     return proc, int(pid), url
 
 
+def descendants(pid: int) -> set[int]:
+    """``pid``'s living descendants (from /proc's children lists)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo.extend(kids - found)
+            found |= kids
+    return found
+
+
+def tree_folders(processes: set[int]) -> list[str]:
+    """The desktop-tree folders of ``processes`` (on the sandbox backend at least two: the
+    zygote's template and the desktop worker's tree)."""
+    folders = [tree_base(p) for p in processes if os.path.isdir(tree_base(p))]
+    if available():
+        assert len(folders) >= 2, (processes, folders)
+    return folders
+
+
+def assert_all_gone(processes: set[int], folders: list[str]) -> None:
+    assert all(wait_gone(p) for p in processes), "a host process outlived the kill"
+    left = [f for f in folders if os.path.isdir(f)]
+    assert not left, f"the killed host's processes left their trees: {left}"
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_a_parent_killed_with_sigkill_leaves_no_host_behind():
+    """Nor any of its processes' desktop trees: the host, its zygote (which holds the
+    template every desktop is copied from) and the desktop's worker each had a folder."""
     proc, pid, url = start_parent()
     try:
         assert pid != proc.pid and not gone(pid)
         assert httpx.get(url + "/healthz").json()["ok"] is True
+        processes = {pid, *descendants(pid)}
+        folders = tree_folders(processes)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         assert wait_gone(pid), f"the embedded host {pid} outlived its killed parent"
+        assert_all_gone(processes, folders)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_a_host_killed_with_sigkill_leaves_no_worker_or_desktop_files_behind():
+    """The host itself killed (the OOM killer's way): its zygote, which sees the host's end
+    of their socket close, ends the desktops' workers and removes their trees and its own."""
+    proc, pid, _ = start_parent()
+    try:
+        processes = descendants(pid)
+        folders = tree_folders(processes)
+        os.kill(pid, signal.SIGKILL)
+        assert_all_gone(processes, folders)
     finally:
         proc.kill()
         proc.wait(timeout=30)

@@ -435,6 +435,8 @@ def test_a_sandbox_desktop_lives_in_its_worker_forks_with_its_files_and_goes_wit
         _touch(http, parent, "mark.txt")
         _until(lambda: bool(_files(pid, "mark.txt")), "the terminal's file in the tree")
         assert _descendants(pid), "the sandbox's programs are the worker's"
+        # its tree is a copy of the zygote's template: the worker built none of its own
+        assert not os.path.exists(os.path.join(tree_base(pid), "template"))
         r = http.post(f"/v1/slots/{parent}/branch", json={"n": 1})
         assert r.status_code == 200, r.text
         kid, state = r.json()["children"][0]["id"], r.json()["state"]

@@ -43,10 +43,10 @@ def probe(platform: str | None = None) -> str | None:
     if not os.access("/usr/bin/python3", os.X_OK):
         return "/usr/bin/python3 is missing (the sandbox's broker runs on it)"
     from .sandbox import Sandbox, SandboxError
-    from .tree import new_tree, remove_tree
+    from .tree import remove_scratch_tree, scratch_tree
 
     try:
-        tree = new_tree()
+        tree = scratch_tree()
     except OSError as exc:
         return f"cannot make a desktop tree: {exc}"
     box = Sandbox(tree)
@@ -56,7 +56,7 @@ def probe(platform: str | None = None) -> str | None:
         return str(exc)
     finally:
         box.close()
-        remove_tree(tree)
+        remove_scratch_tree(tree)
     if result.stdout.strip() != "1000":
         return f"a trivial sandbox answered {result.stdout!r} {result.stderr!r}"
     return None

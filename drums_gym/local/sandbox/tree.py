@@ -9,12 +9,16 @@ the base folder is mode 0700 and owned by the host, so no other user of the mach
 reach a desktop's files. Owners are real: the user's files belong to uid 1000, /etc and
 /root to root (the host is root and chowns directly).
 
-A tree is made by copying a template built once per process (`new_tree`); a fork copies
-the parent's tree with ``cp -a`` (owners, modes, times, symlinks kept: `copy_tree`).
+A tree is made by copying a template (`new_tree`), built once by the first process that needs
+it and used by the processes it forks: the host's zygote builds it while it warms up
+(`template`), so a desktop worker copies it rather than building one of its own (about
+20 ms of its creation); a fork copies the parent's tree with ``cp -a`` (owners, modes,
+times, symlinks kept: `copy_tree`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -25,7 +29,7 @@ import uuid
 from .etc import USER_GID, USER_UID, set_timezone, write_etc
 
 __all__ = ["HOME_DIRS", "MOUNTED", "ROOTS", "RUNTIME_DIR", "base_dir", "copy_tree", "new_tree",
-           "remove_tree", "tree_base"]
+           "remove_scratch_tree", "remove_tree", "scratch_tree", "tree_base"]
 
 #: the top-level folders of a new tree (the tree is the sandbox's ``/``, read-write)
 ROOTS: tuple[str, ...] = ("home", "etc", "tmp", "root", "var", "snap", "mnt", "opt", "srv",
@@ -39,7 +43,7 @@ RUNTIME_DIR = "/run/user/1000"
 HOME_DIRS: tuple[str, ...] = ("Desktop", "Documents", "Downloads", "Music", "Pictures",
                               "Videos", "Public", "Templates")
 _lock = threading.Lock()
-_template: dict[int, str] = {}
+_template: list[str] = []  # the template's path, once built (inherited by fork children)
 
 
 def tree_base(pid: int) -> str:
@@ -103,21 +107,21 @@ def _build_template(path: str) -> None:
 
 
 def template() -> str:
-    """The per-process template tree (built once)."""
-    pid = os.getpid()
+    """The template tree: built on first use in this process's base folder, or the one a
+    parent process built before forking this one, while it exists."""
     with _lock:
-        path = _template.get(pid)
-        if path is None or not os.path.isdir(path):
-            path = os.path.join(base_dir(), "template")
-            if os.path.isdir(path):
-                shutil.rmtree(path)
-            staging = path + ".new"
-            if os.path.isdir(staging):
-                shutil.rmtree(staging)
-            os.makedirs(staging)
-            _build_template(staging)
-            os.rename(staging, path)
-            _template[pid] = path
+        if _template and os.path.isdir(_template[0]):
+            return _template[0]
+        path = os.path.join(base_dir(), "template")
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        staging = path + ".new"
+        if os.path.isdir(staging):
+            shutil.rmtree(staging)
+        os.makedirs(staging)
+        _build_template(staging)
+        os.rename(staging, path)
+        _template[:] = [path]
         return path
 
 
@@ -136,6 +140,24 @@ def new_tree(src: str | None = None, timezone: str | None = None) -> str:
     if timezone is not None:
         set_timezone(os.path.join(dst, "etc"), timezone)
     return dst
+
+
+def scratch_tree() -> str:
+    """A tree built in place rather than copied from the template, which stays unbuilt: the
+    sandbox probe's (`detect.probe`), so that a process which only asks whether sandboxes
+    work keeps nothing on the machine once it has removed it (`remove_scratch_tree`)."""
+    dst = os.path.join(base_dir(), "scratch-" + uuid.uuid4().hex)
+    os.makedirs(dst)
+    _build_template(dst)
+    os.chmod(dst, 0o755)
+    return dst
+
+
+def remove_scratch_tree(path: str) -> None:
+    """Remove a `scratch_tree`, and this process's folder of trees if that leaves it empty."""
+    remove_tree(path)
+    with contextlib.suppress(OSError):  # not empty: the process's desktops are in it
+        os.rmdir(os.path.dirname(path))
 
 
 def remove_tree(path: str, strict: bool = False) -> None:

@@ -116,6 +116,7 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
+            remove_tree(tree_base(self._proc.pid))  # its template tree, if it was killed
         self._proc = self._sock = None
         self.pid = None
 

@@ -11,23 +11,61 @@ workers with it (``PR_SET_PDEATHSIG``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
 import socket
 import sys
+import time
 
 __all__ = ["main"]
 
 _PR_SET_CHILD_SUBREAPER = 36
+#: how long the zygote, its host gone, waits for the workers it killed to be gone
+_END_WAIT_S = 5.0
 
 
 def _warm() -> None:
     from ..desktop import Desktop
+    from ..sandbox.bwrap import bwrap_path
+    from ..sandbox.tree import template
 
     desktop = Desktop(seed=0)
     desktop.render()
     desktop.accessibility()
+    if bwrap_path() is not None:  # the desktops' template tree, which every worker copies
+        with contextlib.suppress(OSError):  # (not root: no sandbox, no tree to copy)
+            template()
+
+
+def _exit() -> None:
+    """Exit once the host is gone: first kill the workers still alive (a host killed hard
+    ended none of them; each is a child of this process, a worker's orphans included, as
+    their sub-reaper), wait until they are gone (bounded), and remove their folders of
+    trees and this process's (the template), which no one else would."""
+    from ..sandbox.tree import remove_tree, tree_base
+
+    kids = _children()
+    for pid in kids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + _END_WAIT_S
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in kids):
+        time.sleep(0.01)  # SIGCHLD is ignored: the kernel reaps them as they end
+    for pid in (*kids, os.getpid()):
+        remove_tree(tree_base(pid))
+    os._exit(0)
+
+
+def _children() -> list[int]:
+    """This process's children (Linux's /proc; elsewhere none are known)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/children") as f:
+                found += [int(pid) for pid in f.read().split()]
+    return found
 
 
 def _subreaper() -> None:
@@ -53,12 +91,12 @@ def main(fd: int) -> None:
     try:
         rpc.send(control, ("ready", me))
     except rpc.Lost:  # the host went while we warmed up
-        os._exit(0)
+        _exit()
     while True:
         try:
             (op, limits), _ = rpc.recv(control, trusted=True)
         except rpc.Lost:
-            os._exit(0)
+            _exit()
         if op != "spawn":
             continue
         ours, theirs = socket.socketpair()
@@ -76,7 +114,7 @@ def main(fd: int) -> None:
         try:
             rpc.send(control, ("spawned", pid), [ours.fileno()])
         except rpc.Lost:
-            os._exit(0)
+            _exit()
         finally:
             ours.close()
 
