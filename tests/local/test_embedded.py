@@ -7,6 +7,7 @@ thread outlives that thread. Every host here is a real child process on loopback
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -14,10 +15,12 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from conftest import process_tree
 
 from drums_gym import client as drums
 from drums_gym.local.embedded import EmbeddedHost, EmbeddedHostError, embedded_host
@@ -70,22 +73,6 @@ def start_parent() -> tuple[subprocess.Popen[str], int, str]:
     return proc, int(pid), url
 
 
-def descendants(pid: int) -> set[int]:
-    """``pid``'s living descendants (from /proc's children lists)."""
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                kids = {int(k) for k in (task / "children").read_text().split()}
-            except OSError:
-                continue
-            todo.extend(kids - found)
-            found |= kids
-    return found
-
-
 def tree_folders(processes: set[int]) -> list[str]:
     """The desktop-tree folders of ``processes`` (on the sandbox backend at least two: the
     zygote's template and the desktop worker's tree)."""
@@ -101,38 +88,41 @@ def assert_all_gone(processes: set[int], folders: list[str]) -> None:
     assert not left, f"the killed host's processes left their trees: {left}"
 
 
+@contextlib.contextmanager
+def killed_parent() -> Iterator[tuple[subprocess.Popen[str], int, str]]:
+    """`start_parent`, and the parent killed when the test ends, however it ends."""
+    proc, pid, url = start_parent()
+    try:
+        yield proc, pid, url
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_a_parent_killed_with_sigkill_leaves_no_host_behind():
     """Nor any of its processes' desktop trees: the host, its zygote (which holds the
     template every desktop is copied from) and the desktop's worker each had a folder."""
-    proc, pid, url = start_parent()
-    try:
+    with killed_parent() as (proc, pid, url):
         assert pid != proc.pid and not gone(pid)
         assert httpx.get(url + "/healthz").json()["ok"] is True
-        processes = {pid, *descendants(pid)}
+        processes = set(process_tree(pid))
         folders = tree_folders(processes)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         assert wait_gone(pid), f"the embedded host {pid} outlived its killed parent"
         assert_all_gone(processes, folders)
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_a_host_killed_with_sigkill_leaves_no_worker_or_desktop_files_behind():
     """The host itself killed (the OOM killer's way): its zygote, which sees the host's end
     of their socket close, ends the desktops' workers and removes their trees and its own."""
-    proc, pid, _ = start_parent()
-    try:
-        processes = descendants(pid)
+    with killed_parent() as (_, pid, _):
+        processes = set(process_tree(pid)[1:])
         folders = tree_folders(processes)
         os.kill(pid, signal.SIGKILL)
         assert_all_gone(processes, folders)
-    finally:
-        proc.kill()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")

@@ -92,6 +92,8 @@ class Zygote:
                 self._stop()
 
     def _start(self) -> None:
+        if self._proc is not None:  # one that died (a crash, a kill): its template tree
+            remove_tree(tree_base(self._proc.pid))
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
