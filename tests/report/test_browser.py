@@ -142,9 +142,7 @@ def test_the_report_as_a_person_sees_it(page: Any, run_dir: Path, artifacts: Pat
     # a trajectory: following its row opens it; every frame is there and loaded
     episode = run.episodes[0]
     assert episode.task_short == SOLVED_TASK
-    page.locator("#episode-table tr.episode a").first.click()
-    section = page.locator(f"details#{episode.anchor}")
-    assert section.get_attribute("open") is not None
+    section = follow_first_row(page, episode.anchor)
     images = section.locator(".step img")
     assert images.count() == len(episode.steps) + 1  # the steps and the final screen
     for i in range(images.count()):
@@ -210,8 +208,7 @@ def test_the_report_shows_each_models_reply_and_the_instruction(
     page.goto((model_run_dir / "report.html").as_uri())
     run = load_run(model_run_dir)
     [episode] = run.episodes
-    page.locator("#episode-table tr.episode a").first.click()
-    section = page.locator(f"details#{episode.anchor}")
+    section = follow_first_row(page, episode.anchor)
     assert section.locator(".instruction").inner_text().startswith(INSTRUCTION_START)
     replies = section.locator(".step .reply")
     assert replies.count() == len(REPLIES)
@@ -228,6 +225,17 @@ def test_the_report_shows_each_models_reply_and_the_instruction(
     assert section.locator(".verdict").inner_text() == "solved (score 1.00)"
     section.scroll_into_view_if_needed()
     save(page, "report-model.png", artifacts, full_page=True)
+
+
+def follow_first_row(page: Any, anchor: str) -> Any:
+    """Follow the table's first row and wait until its trajectory has opened.
+
+    The page opens a ``<details>`` on ``hashchange``, which the browser fires
+    after the click has returned: reading the section at once races the page.
+    """
+    page.locator("#episode-table tr.episode a").first.click()
+    page.wait_for_selector(f"details#{anchor}[open]", state="attached", timeout=WAIT_MS)
+    return page.locator(f"details#{anchor}")
 
 
 def poll_until(page: Any, done: Any) -> int:
