@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -65,6 +66,29 @@ def process_tree(root: int) -> list[int]:
         out.append(pid)
         todo.extend(children.get(pid, ()))
     return out
+
+
+#: how long a stopped (or orphaned) host's processes may take to end (polled, not slept)
+GONE_WITHIN_S = 30.0
+
+
+def gone(pid: int) -> bool:
+    """True once ``pid`` no longer runs (a zombie nobody reaped counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def wait_gone(pid: int) -> bool:
+    """Whether ``pid`` is `gone` within :data:`GONE_WITHIN_S`."""
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while time.monotonic() < deadline:
+        if gone(pid):
+            return True
+        time.sleep(0.02)  # polling a condition, with a deadline: no race on the outcome
+    return gone(pid)
 
 
 def assert_no_leaks(server: LocalHost) -> None:

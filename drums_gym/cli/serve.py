@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 from typing import Any
@@ -86,12 +87,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"drums-gym serve: cannot bind {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     auth = f"{len(args.token)} token(s)" if args.token else "no auth"
+    stopping = threading.Event()
+    # SIGTERM (kill, `docker stop`, a supervisor) stops as Ctrl+C does: the desktops are
+    # ended and their workers' files and cgroups released, not left to the zygote
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set()) \
+        if main_thread else None
     try:  # a Ctrl+C right after the line below is printed still stops cleanly
         line = f"drums-gym local host serving at {server.url} ({auth}; faults: {faults})"
         print(f"{line}; live view: {server.url}/v1/slots/<slot-id>/view", flush=True)
-        threading.Event().wait()
+        stopping.wait()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     return 0

@@ -14,21 +14,17 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import process_tree
+from conftest import gone, process_tree, wait_gone
 
 from drums_gym import client as drums
 from drums_gym.local.embedded import EmbeddedHost, EmbeddedHostError, embedded_host
 from drums_gym.local.sandbox import available
 from drums_gym.local.sandbox.tree import tree_base
-
-#: how long a dead parent's host may take to notice and stop (polled, not slept)
-GONE_WITHIN_S = 30.0
 
 PARENT_SCRIPT = textwrap.dedent("""
     import sys
@@ -40,24 +36,6 @@ PARENT_SCRIPT = textwrap.dedent("""
     print("HOST", embedded_host().pid, embedded_host().url, flush=True)
     sys.stdin.read()  # until the test kills us (or closes our stdin)
 """)
-
-
-def gone(pid: int) -> bool:
-    """True once ``pid`` no longer runs (a zombie nobody reaped counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
-def wait_gone(pid: int) -> bool:
-    deadline = time.monotonic() + GONE_WITHIN_S
-    while time.monotonic() < deadline:
-        if gone(pid):
-            return True
-        time.sleep(0.02)  # polling a condition, with a deadline: no race on the outcome
-    return gone(pid)
 
 
 def start_parent() -> tuple[subprocess.Popen[str], int, str]:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
+import pytest
+from conftest import FAST, process_tree, wait_gone
 
 from drums_gym.cli import main
 from drums_gym.local.sandbox import available
+from drums_gym.local.sandbox.tree import tree_base
+from drums_gym.local.server import LocalHost
 
 
 def test_serve_runs_a_host_on_loopback_with_tokens():
@@ -43,6 +50,62 @@ def test_serve_runs_a_host_on_loopback_with_tokens():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def cgroups_of(pids: set[int]) -> list[str]:
+    """The cgroups of ``pids`` on the machine: a host's (``drums-gym-<pid>-*``) and its
+    desktops' sandboxes' (``drums-desktops/<pid>-*``)."""
+    found: list[str] = []
+    for pid in pids:
+        found += glob.glob(f"/sys/fs/cgroup/*/drums-gym-{pid}-*")
+        found += glob.glob(f"/sys/fs/cgroup/*/drums-desktops/{pid}-*")
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_a_stopped_serve_leaves_nothing_behind(sig: int) -> None:
+    """Stopped as ``kill``, ``docker stop`` or a supervisor stop it (SIGTERM: a clean exit,
+    0) or killed hard (SIGKILL, the OOM killer's way): no process and no desktop tree of the
+    host or of any desktop it had stays, a desktop deleted just before included (its worker
+    had not yet been released); no cgroup stays after SIGTERM, nor, after SIGKILL, once the
+    next host has started."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drums_gym.cli", "serve", "--port", "0", "--gate-delay", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "serving at " in line, line + proc.stderr.read()
+        url = line.split("serving at ")[1].split()[0]
+        with httpx.Client(base_url=url, timeout=60) as http:
+            ids = [http.post("/v1/slots", json={"task": "e0df059f"}).json()["id"]
+                   for _ in range(2)]
+            for sid in ids:
+                assert http.get(f"/v1/slots/{sid}/episode",
+                                params={"wait": "true"}).json()["status"] == "valid"
+            branched = http.post(f"/v1/slots/{ids[0]}/branch", json={"n": 2})
+            assert branched.status_code == 200, branched.text
+            processes = set(process_tree(proc.pid))
+            folders = [tree_base(p) for p in processes if os.path.isdir(tree_base(p))]
+            groups = cgroups_of(processes)
+            assert http.delete(f"/v1/slots/{ids[1]}").status_code == 200
+        proc.send_signal(sig)
+        expected = -signal.SIGKILL if sig == signal.SIGKILL else 0
+        assert proc.wait(timeout=60) == expected, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    if available():  # the zygote's template and the desktops' trees
+        assert len(folders) >= 2, folders
+    assert all(wait_gone(p) for p in processes), "a process of the host outlived it"
+    assert not [f for f in folders if os.path.isdir(f)], "a desktop tree folder was left"
+    if sig == signal.SIGKILL:  # the next host removes what a killed one could not
+        with LocalHost(FAST) as host:
+            sid = httpx.post(host.url + "/v1/slots", json={"task": "e0df059f"}).json()["id"]
+            httpx.delete(f"{host.url}/v1/slots/{sid}")
+    assert not [g for g in groups if os.path.isdir(g)], "a cgroup was left"
 
 
 def test_serve_rejects_bad_arguments(capsys):

@@ -18,7 +18,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
-__all__ = ["CGROUP_ROOT", "Cgroup", "SandboxLimits", "cgroup_name", "remove_cgroups_of"]
+__all__ = ["CGROUP_ROOT", "Cgroup", "SandboxLimits", "cgroup_name", "remove_cgroups_of",
+           "remove_orphaned_cgroups"]
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 _GROUP = "drums-desktops"
@@ -67,6 +68,19 @@ def remove_cgroups_of(owner: int) -> None:
             groups.setdefault(os.path.basename(path), {})[ctl] = path
     for dirs in groups.values():
         Cgroup(dirs).remove()
+
+
+def remove_orphaned_cgroups() -> None:
+    """Remove the empty sandbox cgroups whose owner process is gone: what the desktops of a
+    host killed before it could release them left (a host calls this as it starts). Only
+    empty ones: a cgroup still holding processes is not this host's to end (its owner may
+    live in another PID namespace)."""
+    for ctl in ("pids", "memory", "cpu"):
+        for path in glob.glob(os.path.join(CGROUP_ROOT, ctl, _GROUP, "*-*")):
+            owner = os.path.basename(path).split("-", 1)[0]
+            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
 
 
 class Cgroup:

@@ -30,7 +30,7 @@ import anyio.to_thread
 
 from ...actions import ActionError
 from ..budget import Limits
-from ..sandbox.limits import remove_cgroups_of
+from ..sandbox.limits import remove_cgroups_of, remove_orphaned_cgroups
 from ..sandbox.tree import remove_tree, tree_base
 from ..within import within
 from . import rpc
@@ -340,6 +340,7 @@ class Pool:
     def __init__(
         self, limits: WorkerLimits, processes: int, max_reply_bytes: int,
     ) -> None:
+        remove_orphaned_cgroups()  # a killed host's desktops' (its own: `Confinement`)
         self.confinement = Confinement(limits.memory_bytes, processes)
         self.limits = WorkerLimits(
             limits.memory_bytes, limits.files, limits.windows,

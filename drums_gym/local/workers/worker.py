@@ -13,6 +13,7 @@ exits with :data:`MEMORY_EXIT` rather than answer from a broken heap.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -24,6 +25,7 @@ from typing import Any
 
 from ...actions import ActionError
 from ..budget import Budget, running
+from ..sandbox.tree import tree_base
 from . import rpc
 from .station import Station
 
@@ -114,6 +116,8 @@ def serve(sock: socket.socket, station: Station, zygote_pid: int) -> None:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # closing is not interrupted
             station.close()
+            with contextlib.suppress(OSError):  # its folder of trees, now empty (the host
+                os.rmdir(tree_base(os.getpid()))  # may stop before it would release it)
         finally:
             os._exit(code)
 
