@@ -54,11 +54,12 @@ def branch(
             children: list[tuple[Slot | None, str]] = []
             for fails in failed:
                 child_id = "slot_" + secrets.token_hex(6)
-                if fails:
+                station = None if fails else stations.pop()
+                if station is None:  # injected, or its copy of the desktop did not come up
                     children.append((None, child_id))
                     continue
                 child = host.new_slot(
-                    workspace, parent.task, stations.pop(), (parent.width, parent.height), ttl,
+                    workspace, parent.task, station, (parent.width, parent.height), ttl,
                     parent=parent.id,
                 )
                 children.append((child, child.id))
@@ -125,9 +126,10 @@ def start_state(host: Host, slot: Slot, state_id: str) -> SavedState:
 
 def _copies(
     host: Host, parent: Slot, workspace: str, n: int
-) -> tuple[Station | Worker, list[Station | Worker]]:
+) -> tuple[Station | Worker, list[Station | Worker | None]]:
     """The saved state's keeper and ``n`` stations holding copies of the parent's desktop
-    as it is now (with workers: ``n + 1`` forks of the parent's worker, the first kept)."""
+    as it is now (with workers: ``n + 1`` forks of the parent's worker, the first kept; a
+    child that did not come up is None, a keeper that did not is a 409, the parent kept)."""
     with parent.work(host.config.slot_queue) as station:
         if parent.lost is not None:
             raise conflict(
@@ -143,7 +145,16 @@ def _copies(
                     f"slot {parent.id!r} lost its desktop while forking ({exc.cause})",
                     P.ErrorDetails(slot=parent.id, reason=parent.lost),
                 ) from None
-            return keeper, list(children)
+            if isinstance(keeper, WorkerLost):
+                for child in children:
+                    if isinstance(child, Worker):
+                        child.end("the branch failed")
+                raise conflict(
+                    f"slot {parent.id!r} could not be saved: its copy did not come up "
+                    f"({keeper.cause})",
+                    P.ErrorDetails(slot=parent.id),
+                )
+            return keeper, [c if isinstance(c, Worker) else None for c in children]
         snapshot = station.snapshot()
     return _station(host, snapshot, parent), [
         _station(host, snapshot.clone(), parent) for _ in range(n)
@@ -162,12 +173,18 @@ def restore(host: Host, state: SavedState, workspace: str) -> Station | Worker:
     keeper = state.keeper
     if isinstance(keeper, Worker):
         try:
-            return host.pool.fork(keeper, 1, workspace)[0]
+            [copy] = host.pool.fork(keeper, 1, workspace)
         except WorkerLost as exc:
             raise conflict(
                 f"state {state.id} lost its desktop ({exc.cause}); delete it",
                 P.ErrorDetails(state=state.id),
             ) from None
+        if isinstance(copy, WorkerLost):
+            raise conflict(
+                f"a copy of state {state.id} did not come up ({copy.cause})",
+                P.ErrorDetails(state=state.id),
+            )
+        return copy
     out = Station(host.config.desktop_windows)
     out.adopt(keeper.snapshot(), state.task)
     return out

@@ -254,6 +254,62 @@ def test_memory_past_the_limit_loses_that_desktop_alone(make_host):
         _cleanup(a, b)
 
 
+@pytest.mark.skipif(not available(), reason="the simulated shell's desktops hold no tree")
+def test_fork_children_copy_their_files_on_their_own_memory(make_host):
+    """Each fork child is put in its own cgroups before it copies the parent's files, so
+    the copies are charged to the children: charged to the parent, four copies of a desktop
+    holding a 48 MB file took the parent past its 200 MiB and lost it, and the branch."""
+    server = make_host(HostConfig(gate_delay_s=0.0, desktop_memory_bytes=200 * 1024**2,
+                                  shell="sandbox"))
+    with _http(server) as http:
+        parent = _create(http)
+        if server.model.isolation != "cgroup":
+            _cleanup(http)
+            pytest.skip("no writable memory cgroup: the rlimit fallback does not count files")
+        line = "head -c 48M /dev/zero > ~/big"
+        code = f"pyautogui.hotkey('ctrl', 'alt', 't')\npyautogui.write({line + chr(10)!r})"
+        assert _act(http, parent, code).json()["episode"]["status"] == "valid"
+        r = http.post(f"/v1/slots/{parent}/branch", json={"n": 4})
+        assert r.status_code == 200, r.text
+        kids = [c["id"] for c in r.json()["children"]]
+        assert [c["state"] for c in r.json()["children"]] == ["running"] * 4
+        check = "[ $(stat -c %s ~/big) = 50331648 ] && echo big-ok-$HOSTNAME"
+        for sid in (parent, *kids):
+            r = _act(http, sid, f"pyautogui.write({check + chr(10)!r})")
+            assert r.json()["episode"]["status"] == "valid", (sid, r.text)
+            tree = http.get(f"/v1/slots/{sid}/accessibility").json()["tree"]
+            assert "big-ok-" in str(tree), sid
+        _cleanup(http)
+
+
+def test_a_fork_child_that_does_not_come_up_fails_alone(make_host, monkeypatch):
+    """The branch answers the others running and that one failed; the parent carries on."""
+    server = make_host(HostConfig(**FAST))
+    pool = server.model.pool
+    admit, calls = type(pool)._admit, []
+
+    def flaky(self: Any, sock: Any, workspace: str) -> Any:
+        calls.append(workspace)
+        if len(calls) == 3:  # the keeper is the first: the second child
+            raise OSError("no cgroup for it")
+        return admit(self, sock, workspace)
+
+    monkeypatch.setattr(type(pool), "_admit", flaky)
+    with _http(server) as http:
+        parent = _create(http)
+        before = set(pool.pids())
+        r = http.post(f"/v1/slots/{parent}/branch", json={"n": 3})
+        assert r.status_code == 200, r.text
+        states = [c["state"] for c in r.json()["children"]]
+        assert sorted(states) == ["failed", "running", "running"], states
+        assert len(set(pool.pids()) - before) == 3  # the keeper and two children
+        for child in r.json()["children"]:
+            if child["state"] == "running":
+                _carries_on(http, child["id"])
+        _carries_on(http, parent)
+        _cleanup(http)
+
+
 def test_a_reply_over_the_cap_loses_that_desktop_alone(make_host):
     # a 1920x1080 raw frame is 6.2 MB, its PNG far less: the cap lets one through, not the other
     server = make_host(HostConfig(gate_delay_s=0.0, desktop_reply_bytes=2 * 1024**2))

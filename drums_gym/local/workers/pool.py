@@ -12,6 +12,7 @@ them all on :meth:`Pool.close`.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -334,6 +335,21 @@ class Worker:
         return True
 
 
+def _take_copy(worker: Worker) -> Worker | WorkerLost:
+    """A fork child's own copy of the desktop (`Pool.fork`), or why it failed: the child
+    is then killed and released."""
+    try:
+        worker.call("forked", deadline_s=SPAWN_S)
+        return worker
+    except WorkerLost as exc:
+        lost = exc
+    except (WorkerBug, ActionError) as exc:
+        lost = WorkerLost(f"its copy of the desktop failed: {str(exc).splitlines()[-1]}")
+    worker.kill(worker.killed or lost.cause)
+    worker.close()
+    return lost
+
+
 class Pool:
     """One host's workers, spawned from the zygote into their limits."""
 
@@ -382,19 +398,31 @@ class Pool:
         """A fresh worker (no desktop yet) for ``workspace``."""
         return self._admit(self.zygote.spawn(self.limits), workspace)
 
-    def fork(self, parent: Worker, n: int, workspace: str) -> list[Worker]:
-        """``n`` copy-on-write copies of ``parent``'s worker (its desktop as it is now)."""
+    def fork(self, parent: Worker, n: int, workspace: str) -> list[Worker | WorkerLost]:
+        """``n`` copy-on-write copies of ``parent``'s worker (its desktop as it is now), or
+        for a copy that did not come up, why (it is killed, the others carry on). Raises
+        WorkerLost when the parent itself failed.
+
+        Each copy is admitted into its own cgroups before it copies the desktop's files and
+        starts its sandbox (``forked``, all copies at once), so that memory is charged to
+        it: charged to the parent, 8 copies of a desktop holding a 150 MB file took the
+        parent past its 1 GiB limit, and the parent was lost."""
         fds = parent.call("fork", (n,), deadline_s=SPAWN_S)
         socks = [socket.socket(fileno=fd) for fd in fds]
-        out: list[Worker] = []
-        try:
-            for sock in socks:
-                out.append(self._admit(sock, workspace))
-        except (WorkerLost, OSError):
-            for worker in out:
-                worker.kill("fork failed")
-                worker.close()
-            raise
+        copying: list[concurrent.futures.Future[Worker | WorkerLost]] = []
+        with concurrent.futures.ThreadPoolExecutor(max(1, n)) as threads:
+            for sock in socks:  # each copies as soon as it is admitted, beside the next
+                try:
+                    copying.append(threads.submit(_take_copy, self._admit(sock, workspace)))
+                except (WorkerLost, OSError) as exc:
+                    lost = concurrent.futures.Future[Worker | WorkerLost]()
+                    lost.set_result(exc if isinstance(exc, WorkerLost) else WorkerLost(str(exc)))
+                    copying.append(lost)
+        out = [done.result() for done in copying]
+        for failed in out:
+            if isinstance(failed, WorkerLost):
+                log.warning("drums-gym: a fork child of desktop worker %d did not come up: "
+                            "%s", parent.pid, failed.cause)
         return out
 
     def bury(self, worker: Worker) -> None:

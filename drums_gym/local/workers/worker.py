@@ -4,7 +4,9 @@ Each request is ``(op, args, limits)``: the station's method ``op`` runs under a
 ``limits`` when given (:mod:`drums_gym.local.budget`), and the reply is ``("ok", value)``,
 ``("action_error", message, construct, line)`` or ``("bug", traceback)``. ``fork`` makes
 ``n`` copies of this worker (copy-on-write, ``os.fork``), each handed back as a socket;
-every copy is re-parented to the zygote, so a fork child outlives its parent. The loop
+every copy is re-parented to the zygote, so a fork child outlives its parent, and takes
+its own copy of the desktop (``forked``: its files, a sandbox of its own) when the host asks,
+once the host has put it in its own cgroups, so the copy is charged to it. The loop
 ends when the host closes its end or sends SIGTERM (the desktop was deleted, the host
 stops): the station is closed first, so the desktop's sandbox and files go with it. The
 kernel ends a worker whose zygote died (``PR_SET_PDEATHSIG``). Out of memory, the worker
@@ -95,6 +97,8 @@ def serve(sock: socket.socket, station: Station, zygote_pid: int) -> None:
             if op == "fork":
                 _fork(sock, station, int(args[0]), zygote_pid)
                 continue
+            if op == "forked":  # a fork child, now in its own cgroups, takes its copy
+                args = (sock.fileno(),)
             try:
                 reply: tuple[Any, ...] = ("ok", _handle(station, op, args, limits))
             except ActionError as exc:
@@ -178,4 +182,3 @@ def _await_adoption(
     prctl_parent_death()
     if os.getppid() != zygote_pid:  # not adopted by the zygote: it is gone, so are we
         os._exit(1)
-    station.forked(sock.fileno())
