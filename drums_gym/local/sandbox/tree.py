@@ -10,14 +10,15 @@ reach a desktop's files. Owners are real: the user's files belong to uid 1000, /
 /root to root (the host is root and chowns directly).
 
 A tree is made by copying a template (`new_tree`), built once by the first process that needs
-it and used by the processes it forks: the host's zygote builds it while it warms up
-(`template`), so a desktop worker copies it rather than building one of its own (about
-20 ms of its creation); a fork copies the parent's tree with ``cp -a`` (owners, modes,
-times, symlinks kept: `copy_tree`).
+it (and removed when that process exits through Python) and used by the processes it forks:
+the host's zygote builds it while it warms up (`template`), so a desktop worker copies it
+rather than building one of its own (about 20 ms of its creation); a fork copies the
+parent's tree with ``cp -a`` (owners, modes, times, symlinks kept: `copy_tree`).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -122,7 +123,15 @@ def template() -> str:
         _build_template(staging)
         os.rename(staging, path)
         _template[:] = [path]
+        # removed at this process's exit (a process with in-process desktops), and only by
+        # it: a fork child that exits through Python leaves its parent's template alone
+        atexit.register(_remove_template, path, os.getpid())
         return path
+
+
+def _remove_template(path: str, builder: int) -> None:
+    if os.getpid() == builder:
+        remove_scratch_tree(path)  # and the folder of trees, if nothing else is in it
 
 
 def copy_tree(src: str, dst: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,24 @@ def test_a_tree_holding_a_fifo_is_copied_whole(tmp_path: Path) -> None:
     assert listing(dst) == listing(src)
     assert stat.S_ISFIFO((dst / "home/user/pipe").lstat().st_mode)
     assert linked_together(dst) == linked_together(src)
+
+
+TEMPLATE_SCRIPT = """
+import os, sys
+from drums_gym.local.sandbox.tree import template
+path = template()
+pid = os.fork()
+if pid == 0:  # a fork child that exits through Python (atexit runs) leaves it alone
+    sys.exit(0)
+os.waitpid(pid, 0)
+print(path, os.path.isdir(path), flush=True)
+"""
+
+
+def test_a_process_that_built_the_template_removes_it_as_it_exits() -> None:
+    done = subprocess.run([sys.executable, "-c", TEMPLATE_SCRIPT], capture_output=True,
+                          text=True, timeout=60, check=True)
+    path, there = done.stdout.split()
+    assert there == "True", "a fork child removed its parent's template"
+    assert not os.path.exists(path), "the template outlived the process that built it"
+    assert not os.path.exists(os.path.dirname(path)), "and its folder of trees"
