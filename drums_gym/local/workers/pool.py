@@ -409,16 +409,16 @@ class Pool:
         parent past its 1 GiB limit, and the parent was lost."""
         fds = parent.call("fork", (n,), deadline_s=SPAWN_S)
         socks = [socket.socket(fileno=fd) for fd in fds]
-        copying: list[concurrent.futures.Future[Worker | WorkerLost]] = []
+        copying: list[concurrent.futures.Future[Worker | WorkerLost] | WorkerLost] = []
         with concurrent.futures.ThreadPoolExecutor(max(1, n)) as threads:
             for sock in socks:  # each copies as soon as it is admitted, beside the next
                 try:
                     copying.append(threads.submit(_take_copy, self._admit(sock, workspace)))
-                except (WorkerLost, OSError) as exc:
-                    lost = concurrent.futures.Future[Worker | WorkerLost]()
-                    lost.set_result(exc if isinstance(exc, WorkerLost) else WorkerLost(str(exc)))
-                    copying.append(lost)
-        out = [done.result() for done in copying]
+                except WorkerLost as exc:
+                    copying.append(exc)
+                except OSError as exc:
+                    copying.append(WorkerLost(str(exc)))
+        out = [c if isinstance(c, WorkerLost) else c.result() for c in copying]
         for failed in out:
             if isinstance(failed, WorkerLost):
                 log.warning("drums-gym: a fork child of desktop worker %d did not come up: "
